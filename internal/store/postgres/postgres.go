@@ -1,0 +1,90 @@
+// Package postgres is Ermine's PostgreSQL store, for several nodes
+// sharing one database. It uses pgx through database/sql so that it runs
+// the same statements as the SQLite store; only the schema and full-text
+// search differ. Migrations are embedded and applied by Open.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"ermine/internal/store"
+	"ermine/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open connects to the database at url (postgres://...), applies pending
+// migrations and returns the store.
+func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s := sqlstore.New(dialect, db, db, db.Close)
+	// Serialise migrations across nodes starting at once.
+	if _, err := db.ExecContext(ctx, `SELECT pg_advisory_lock(7472001)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: migration lock: %w", err)
+	}
+	err = s.Migrate(ctx, migrations)
+	if _, uerr := db.ExecContext(ctx, `SELECT pg_advisory_unlock(7472001)`); uerr != nil && err == nil {
+		err = uerr
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return s, nil
+}
+
+var dialect = &sqlstore.Dialect{
+	Name:       "postgres",
+	Numbered:   true,
+	IsConflict: isConflict,
+	LockRows:   " FOR UPDATE",
+	Search:     search,
+}
+
+var _ store.Store = (*sqlstore.DB)(nil)
+
+func isConflict(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "23505" // unique_violation
+}
+
+// search matches every word with PostgreSQL text search.
+func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch) (*sql.Rows, error) {
+	terms := sqlstore.SearchTerms(s.Query)
+	if len(terms) == 0 {
+		return q.QueryContext(ctx, `SELECT data FROM messages WHERE false`)
+	}
+	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
+	pinned := ""
+	if s.Pinned {
+		pinned = " AND m.pinned = 1"
+	}
+	query := `SELECT m.data FROM messages m
+		WHERE m.content_tsv @@ plainto_tsquery('simple', ?) AND m.channel_id = ?` + where + pinned +
+		sqlstore.SearchOrder(s.Sort, "ts_rank(m.content_tsv, plainto_tsquery('simple', ?)) DESC") + ` LIMIT ?`
+	text := strings.Join(terms, " ")
+	all := append([]any{text, string(s.Channel)}, args...)
+	if s.Sort != store.SortLatest && s.Sort != store.SortOldest {
+		all = append(all, text)
+	}
+	return q.QueryContext(ctx, sqlstore.Rebind(query), append(all, s.Limit)...)
+}

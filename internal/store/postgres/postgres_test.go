@@ -1,0 +1,71 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ermine/internal/store"
+	"ermine/internal/store/postgres"
+	"ermine/internal/store/storetest"
+)
+
+var schemas atomic.Int64
+
+// openFreshSchema opens a store in a new, empty schema of the database at
+// dsn and drops the schema when the test ends.
+func openFreshSchema(t *testing.T, dsn string) store.Store {
+	t.Helper()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	name := fmt.Sprintf("ermine_test_%d_%d", time.Now().UnixNano(), schemas.Add(1))
+	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA " + name + " CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	s, err := postgres.Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// dsn returns the test database, skipping when none is configured except
+// in CI, where a missing database is a failure.
+func dsn(t *testing.T) string {
+	d := os.Getenv("ERMINE_TEST_POSTGRES")
+	if d == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ERMINE_TEST_POSTGRES not set in CI")
+		}
+		t.Skip("ERMINE_TEST_POSTGRES not set; set it to a postgres:// URL to run the PostgreSQL suite")
+	}
+	if !strings.HasPrefix(d, "postgres") {
+		t.Fatalf("ERMINE_TEST_POSTGRES = %q, want a postgres:// URL", d)
+	}
+	return d
+}
+
+func TestConformance(t *testing.T) {
+	d := dsn(t)
+	storetest.Run(t, func(t *testing.T) store.Store { return openFreshSchema(t, d) })
+}

@@ -1,0 +1,114 @@
+// Package sqlite is Ermine's embedded default store: SQLite through a
+// pure-Go driver (no cgo), in WAL mode, with one write connection and a
+// pool of read connections. Migrations are embedded and applied by Open.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"ermine/internal/store"
+	"ermine/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// readers is the size of the read pool.
+const readers = 4
+
+// Open opens (creating if needed) the database file at path, applies
+// pending migrations and returns the store.
+func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	pragmas := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(on)", "synchronous(NORMAL)"} {
+		pragmas.Add("_pragma", p)
+	}
+	writeDSN := "file:" + path + "?" + pragmas.Encode() + "&_txlock=immediate"
+	write, err := sql.Open("sqlite", writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	// One writer: SQLite allows one write transaction at a time, and a
+	// single connection queues writers in Go instead of failing with BUSY.
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+
+	pragmas.Add("_pragma", "query_only(on)")
+	read, err := sql.Open("sqlite", "file:"+path+"?"+pragmas.Encode())
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	read.SetMaxOpenConns(readers)
+	read.SetMaxIdleConns(readers)
+
+	db := sqlstore.New(dialect, write, read, func() error {
+		return errors.Join(read.Close(), write.Close())
+	})
+	if err := db.Migrate(ctx, migrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return db, nil
+}
+
+var dialect = &sqlstore.Dialect{
+	Name:       "sqlite",
+	IsConflict: isConflict,
+	Search:     search,
+}
+
+var _ store.Store = (*sqlstore.DB)(nil)
+
+func isConflict(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}
+
+// search matches every word of the query with FTS5, each word quoted so
+// user text is never read as FTS syntax.
+func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch) (*sql.Rows, error) {
+	terms := sqlstore.SearchTerms(s.Query)
+	if len(terms) == 0 {
+		return q.QueryContext(ctx, `SELECT data FROM messages WHERE 0`)
+	}
+	for i, t := range terms {
+		terms[i] = `"` + t + `"`
+	}
+	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
+	pinned := ""
+	if s.Pinned {
+		pinned = " AND m.pinned = 1"
+	}
+	query := `SELECT m.data FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		WHERE messages_fts MATCH ? AND m.channel_id = ?` + where + pinned +
+		sqlstore.SearchOrder(s.Sort, "bm25(messages_fts)") + ` LIMIT ?`
+	all := append([]any{strings.Join(terms, " "), string(s.Channel)}, args...)
+	return q.QueryContext(ctx, query, append(all, s.Limit)...)
+}

@@ -1,0 +1,162 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+func pinnedFlag(m *chat.Message) int {
+	if m.Pinned != nil && *m.Pinned {
+		return 1
+	}
+	return 0
+}
+
+func content(m *chat.Message) any {
+	if m.Content == nil {
+		return nil
+	}
+	return *m.Content
+}
+
+// stored strips the per-delivery fields a message never keeps.
+func stored(m *chat.Message) chat.Message {
+	c := *m
+	c.User, c.Member = nil, nil
+	return c
+}
+
+// InsertMessage adds a message.
+func (s *DB) InsertMessage(ctx context.Context, m *chat.Message) error {
+	data, err := encode(stored(m))
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
+	return err
+}
+
+// FetchMessage returns a message by id.
+func (s *DB) FetchMessage(ctx context.Context, id chat.ID) (*chat.Message, error) {
+	return one[chat.Message](ctx, s, `SELECT data FROM messages WHERE id = ?`+s.lock, id)
+}
+
+// FetchMessagesByID returns the messages among ids in a channel.
+func (s *DB) FetchMessagesByID(ctx context.Context, channel chat.ID, ids []chat.ID) ([]*chat.Message, error) {
+	return manyIn[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id IN (%s) ORDER BY id`, ids, channel)
+}
+
+func clampLimit(n int) int {
+	switch {
+	case n <= 0:
+		return 50
+	case n > 100:
+		return 100
+	}
+	return n
+}
+
+// FetchMessages returns a page of history.
+func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.Message, error) {
+	limit := clampLimit(q.Limit)
+	if q.Nearby != "" {
+		half := limit/2 + 1
+		newer, err := many[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id >= ?
+			ORDER BY id ASC LIMIT ?`, q.Channel, q.Nearby, half)
+		if err != nil {
+			return nil, err
+		}
+		older, err := many[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id < ?
+			ORDER BY id DESC LIMIT ?`, q.Channel, q.Nearby, half)
+		if err != nil {
+			return nil, err
+		}
+		return append(newer, older...), nil
+	}
+	where, args := rangeWhere(q.Channel, q.Before, q.After)
+	order := " ORDER BY id DESC"
+	if q.Sort == store.SortOldest {
+		order = " ORDER BY id ASC"
+	}
+	return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE `+where+order+` LIMIT ?`, append(args, limit)...)
+}
+
+func rangeWhere(channel, before, after chat.ID) (string, []any) {
+	where, args := "channel_id = ?", []any{channel}
+	if before != "" {
+		where += " AND id < ?"
+		args = append(args, before)
+	}
+	if after != "" {
+		where += " AND id > ?"
+		args = append(args, after)
+	}
+	return where, args
+}
+
+// SearchMessages finds messages by full-text match or pinned state.
+func (s *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]*chat.Message, error) {
+	q.Limit = clampLimit(q.Limit)
+	if q.Pinned && q.Query == "" {
+		where, args := rangeWhere(q.Channel, q.Before, q.After)
+		order := " ORDER BY id DESC"
+		if q.Sort == store.SortOldest {
+			order = " ORDER BY id ASC"
+		}
+		return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE `+where+` AND pinned = 1`+order+` LIMIT ?`,
+			append(args, q.Limit)...)
+	}
+	var rows *sql.Rows
+	rows, err := s.d.Search(ctx, s.r(), q)
+	if err != nil {
+		return nil, err
+	}
+	return scanDocs[chat.Message](rows)
+}
+
+// UpdateMessage replaces a message.
+func (s *DB) UpdateMessage(ctx context.Context, m *chat.Message) error {
+	data, err := encode(stored(m))
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, `UPDATE messages SET content = ?, pinned = ?, data = ? WHERE id = ?`,
+		content(m), pinnedFlag(m), data, m.ID)
+}
+
+// DeleteMessage removes a message.
+func (s *DB) DeleteMessage(ctx context.Context, id chat.ID) error {
+	return s.execOne(ctx, `DELETE FROM messages WHERE id = ?`, id)
+}
+
+// DeleteMessages removes the messages among ids in a channel.
+func (s *DB) DeleteMessages(ctx context.Context, channel chat.ID, ids []chat.ID) ([]chat.ID, error) {
+	var deleted []chat.ID
+	err := s.within(ctx, func(tx *DB) error {
+		for len(ids) > 0 {
+			n := min(len(ids), maxIn)
+			chunk := ids[:n]
+			ids = ids[n:]
+			args := []any{channel}
+			for _, id := range chunk {
+				args = append(args, id)
+			}
+			found, err := tx.ids(ctx, `SELECT id FROM messages WHERE channel_id = ? AND id IN (`+placeholders(n)+`)`, args...)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.exec(ctx, `DELETE FROM messages WHERE channel_id = ? AND id IN (`+placeholders(n)+`)`, args...); err != nil {
+				return err
+			}
+			deleted = append(deleted, found...)
+		}
+		return nil
+	})
+	slices.Sort(deleted)
+	return deleted, err
+}

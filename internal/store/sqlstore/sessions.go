@@ -1,0 +1,62 @@
+package sqlstore
+
+import (
+	"context"
+
+	"ermine/internal/chat"
+)
+
+// InsertSession adds a session.
+func (s *DB) InsertSession(ctx context.Context, se *chat.Session) error {
+	data, err := encode(se)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, `INSERT INTO sessions (id, user_id, token, data) VALUES (?, ?, ?, ?)`,
+		se.ID, se.UserID, se.Token, data)
+	return err
+}
+
+// FetchSession returns a session by id.
+func (s *DB) FetchSession(ctx context.Context, id chat.ID) (*chat.Session, error) {
+	return one[chat.Session](ctx, s, `SELECT data FROM sessions WHERE id = ?`+s.lock, id)
+}
+
+// FetchSessionByToken returns a session by token.
+func (s *DB) FetchSessionByToken(ctx context.Context, token string) (*chat.Session, error) {
+	return one[chat.Session](ctx, s, `SELECT data FROM sessions WHERE token = ?`+s.lock, token)
+}
+
+// FetchSessions lists a user's sessions.
+func (s *DB) FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error) {
+	return many[chat.Session](ctx, s, `SELECT data FROM sessions WHERE user_id = ? ORDER BY id`, userID)
+}
+
+// UpdateSession replaces a session.
+func (s *DB) UpdateSession(ctx context.Context, se *chat.Session) error {
+	data, err := encode(se)
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, `UPDATE sessions SET token = ?, data = ? WHERE id = ?`, se.Token, data, se.ID)
+}
+
+// DeleteSession removes a session.
+func (s *DB) DeleteSession(ctx context.Context, id chat.ID) error {
+	return s.execOne(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+}
+
+// DeleteSessions removes a user's sessions but one.
+func (s *DB) DeleteSessions(ctx context.Context, userID chat.ID, except chat.ID) ([]chat.ID, error) {
+	var ids []chat.ID
+	err := s.within(ctx, func(tx *DB) error {
+		var err error
+		ids, err = tx.ids(ctx, `SELECT id FROM sessions WHERE user_id = ? AND id <> ? ORDER BY id`, userID, except)
+		if err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, except)
+		return err
+	})
+	return ids, err
+}

@@ -1,0 +1,302 @@
+// Package sqlstore implements the store contract over database/sql for
+// both SQL engines Ermine supports. The engine packages (store/sqlite and
+// store/postgres) open the connections, apply their own migrations and
+// describe their dialect; everything else, the statements included, is
+// written once here so that the two engines cannot drift apart.
+//
+// Each table holds the object as a JSON document in its data column plus
+// the columns the store searches, orders and enforces uniqueness by. The
+// document is the truth: the columns are rewritten from it on every write.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// Dialect describes what differs between SQL engines.
+type Dialect struct {
+	// Name names the engine in errors ("sqlite", "postgres").
+	Name string
+	// Numbered says placeholders are $1, $2 ... instead of ?.
+	Numbered bool
+	// IsConflict reports whether err is a uniqueness violation.
+	IsConflict func(error) bool
+	// LockRows is appended to single-row reads inside a transaction so
+	// that load-change-save is safe against concurrent writers. SQLite
+	// leaves it empty: its write transactions are already exclusive.
+	LockRows string
+	// Search runs a full-text search of message content and returns
+	// message documents (the data column) in the order asked for.
+	Search func(ctx context.Context, q Querier, s store.MessageSearch) (*sql.Rows, error)
+}
+
+// Querier is what *sql.DB and *sql.Tx have in common.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DB is a store.Store over database/sql.
+type DB struct {
+	d     *Dialect
+	write *sql.DB // writes and transactions
+	read  *sql.DB // reads outside transactions; may equal write
+	close func() error
+
+	tx   *sql.Tx // set on the Store handed to an InTx callback
+	lock string
+
+	binds *sync.Map // query text → rebound text
+}
+
+// New returns a store over the given pools. read may equal write. close
+// is called by Close.
+func New(d *Dialect, write, read *sql.DB, close func() error) *DB {
+	return &DB{d: d, write: write, read: read, close: close, binds: new(sync.Map)}
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Ping checks both pools.
+func (s *DB) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s: %w", s.d.Name, err)
+	}
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s: %w", s.d.Name, err)
+	}
+	if _, err := s.read.ExecContext(ctx, "SELECT 1"); err != nil {
+		return fmt.Errorf("ping %s: %w", s.d.Name, err)
+	}
+	return nil
+}
+
+// Close closes the pools.
+func (s *DB) Close() error { return s.close() }
+
+// InTx runs fn in one transaction on the write pool.
+func (s *DB) InTx(ctx context.Context, fn func(store.Store) error) error {
+	if s.tx != nil {
+		return fn(s)
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	inner := *s
+	inner.tx = tx
+	inner.lock = s.d.LockRows
+	if err := fn(&inner); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// within runs fn in a transaction with the concrete store type.
+func (s *DB) within(ctx context.Context, fn func(*DB) error) error {
+	return s.InTx(ctx, func(st store.Store) error { return fn(st.(*DB)) })
+}
+
+// ids reads a single column of ids.
+func (s *DB) ids(ctx context.Context, q string, args ...any) ([]chat.ID, error) {
+	rows, err := s.r().QueryContext(ctx, s.bind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []chat.ID
+	for rows.Next() {
+		var id chat.ID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// w returns where writes go; r where reads go.
+func (s *DB) w() Querier {
+	if s.tx != nil {
+		return s.tx
+	}
+	return s.write
+}
+
+func (s *DB) r() Querier {
+	if s.tx != nil {
+		return s.tx
+	}
+	return s.read
+}
+
+// bind rewrites ? placeholders for dialects that number them.
+func (s *DB) bind(q string) string {
+	if !s.d.Numbered {
+		return q
+	}
+	if v, ok := s.binds.Load(q); ok {
+		return v.(string)
+	}
+	out := Rebind(q)
+	s.binds.Store(q, out)
+	return out
+}
+
+// Rebind turns each ? outside string literals into $1, $2 ...
+func Rebind(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+			b.WriteByte(c)
+		case c == '?' && !quoted:
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// exec runs a write and maps uniqueness violations to store.ErrConflict.
+func (s *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := s.w().ExecContext(ctx, s.bind(q), args...)
+	if err != nil {
+		if s.d.IsConflict(err) {
+			return nil, fmt.Errorf("%w: %v", store.ErrConflict, err)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// execOne runs a write that must touch one row, else store.ErrNotFound.
+func (s *DB) execOne(ctx context.Context, q string, args ...any) error {
+	res, err := s.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+func encode(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode document: %w", err)
+	}
+	return string(b), nil
+}
+
+// one reads a single document into a T.
+func one[T any](ctx context.Context, s *DB, q string, args ...any) (*T, error) {
+	var data string
+	err := s.r().QueryRowContext(ctx, s.bind(q), args...).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := json.Unmarshal([]byte(data), v); err != nil {
+		return nil, fmt.Errorf("decode document: %w", err)
+	}
+	return v, nil
+}
+
+// many reads every row's document.
+func many[T any](ctx context.Context, s *DB, q string, args ...any) ([]*T, error) {
+	rows, err := s.r().QueryContext(ctx, s.bind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanDocs[T](rows)
+}
+
+func scanDocs[T any](rows *sql.Rows) ([]*T, error) {
+	defer rows.Close()
+	var out []*T
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		v := new(T)
+		if err := json.Unmarshal(data, v); err != nil {
+			return nil, fmt.Errorf("decode document: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// maxIn bounds the placeholders of one IN list.
+const maxIn = 500
+
+// manyIn reads documents whose key column is in keys, in chunks.
+// q holds one %s where the placeholder list goes; extra args come first.
+func manyIn[T any, K ~string](ctx context.Context, s *DB, q string, keys []K, pre ...any) ([]*T, error) {
+	var out []*T
+	for len(keys) > 0 {
+		n := min(len(keys), maxIn)
+		chunk := keys[:n]
+		keys = keys[n:]
+		args := append([]any{}, pre...)
+		for _, k := range chunk {
+			args = append(args, string(k))
+		}
+		part, err := many[T](ctx, s, fmt.Sprintf(q, placeholders(len(chunk))), args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+	}
+	return out, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func millisOrNil(t *chat.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.Millis()
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

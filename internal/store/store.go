@@ -1,0 +1,386 @@
+// Package store is Ermine's storage contract: the interfaces every storage
+// engine implements, the query types they take, and the two errors they
+// return. Business rules live in app, never here; a store only keeps and
+// finds what it is given.
+//
+// Every implementation passes the conformance suite in storetest.
+package store
+
+import (
+	"context"
+	"errors"
+
+	"ermine/internal/chat"
+)
+
+// ErrNotFound is returned when the object asked for does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict is returned when a write would break a uniqueness rule
+// (an id, a token, a username with its discriminator, an email).
+var ErrConflict = errors.New("store: conflict")
+
+// Store is the whole storage contract.
+type Store interface {
+	Accounts
+	Sessions
+	Users
+	Relationships
+	Bots
+	Servers
+	Members
+	Bans
+	Channels
+	Messages
+	Emojis
+	Invites
+	Files
+	Webhooks
+	Unreads
+	Settings
+	Safety
+
+	// InTx runs fn with a Store whose writes commit together when fn
+	// returns nil and roll back when it returns an error. Rows fn fetches
+	// through the Store it is given are locked against concurrent writers
+	// until the transaction ends, so fn may load, change and save safely.
+	// Nested calls run inside the outer transaction.
+	InTx(ctx context.Context, fn func(Store) error) error
+
+	// Ping checks the store can be reached.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Accounts keeps login identities.
+type Accounts interface {
+	// InsertAccount adds an account; ErrConflict if the id or the
+	// normalised email exists.
+	InsertAccount(ctx context.Context, a *chat.Account) error
+	// FetchAccount returns the account with id, or ErrNotFound.
+	FetchAccount(ctx context.Context, id chat.ID) (*chat.Account, error)
+	// FetchAccountByEmail finds an account by normalised email, or ErrNotFound.
+	FetchAccountByEmail(ctx context.Context, normalised string) (*chat.Account, error)
+	// FetchAccountByToken finds the account holding a pending verification,
+	// password reset or deletion token equal to token, or ErrNotFound.
+	FetchAccountByToken(ctx context.Context, token string) (*chat.Account, error)
+	// FetchAccountsDueForDeletion returns accounts whose DeleteAfter has passed.
+	FetchAccountsDueForDeletion(ctx context.Context, now chat.Time) ([]*chat.Account, error)
+	// UpdateAccount replaces a stored account; ErrNotFound if missing,
+	// ErrConflict if the new email is taken.
+	UpdateAccount(ctx context.Context, a *chat.Account) error
+	// DeleteAccount removes an account; ErrNotFound if missing.
+	DeleteAccount(ctx context.Context, id chat.ID) error
+
+	// InsertTicket adds an MFA ticket.
+	InsertTicket(ctx context.Context, t *chat.MFATicket) error
+	// FetchTicketByToken finds a ticket by its token, or ErrNotFound.
+	FetchTicketByToken(ctx context.Context, token string) (*chat.MFATicket, error)
+	// UpdateTicket replaces a stored ticket.
+	UpdateTicket(ctx context.Context, t *chat.MFATicket) error
+	// DeleteTicket removes a ticket; ErrNotFound if missing.
+	DeleteTicket(ctx context.Context, id chat.ID) error
+
+	// InsertRegistrationInvite adds a registration invite code.
+	InsertRegistrationInvite(ctx context.Context, inv *chat.RegistrationInvite) error
+	// FetchRegistrationInvite returns the code, or ErrNotFound.
+	FetchRegistrationInvite(ctx context.Context, code string) (*chat.RegistrationInvite, error)
+	// FetchRegistrationInvites lists every code, oldest first.
+	FetchRegistrationInvites(ctx context.Context) ([]*chat.RegistrationInvite, error)
+	// UpdateRegistrationInvite replaces a stored code.
+	UpdateRegistrationInvite(ctx context.Context, inv *chat.RegistrationInvite) error
+}
+
+// Sessions keeps logged-in devices.
+type Sessions interface {
+	// InsertSession adds a session; ErrConflict if the token exists.
+	InsertSession(ctx context.Context, s *chat.Session) error
+	// FetchSession returns the session with id, or ErrNotFound.
+	FetchSession(ctx context.Context, id chat.ID) (*chat.Session, error)
+	// FetchSessionByToken finds a session by token, or ErrNotFound.
+	FetchSessionByToken(ctx context.Context, token string) (*chat.Session, error)
+	// FetchSessions lists a user's sessions, oldest first.
+	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
+	// UpdateSession replaces a stored session; ErrNotFound if missing.
+	UpdateSession(ctx context.Context, s *chat.Session) error
+	// DeleteSession removes a session; ErrNotFound if missing.
+	DeleteSession(ctx context.Context, id chat.ID) error
+	// DeleteSessions removes all of a user's sessions except the one with
+	// id except (none when empty) and returns the ids removed.
+	DeleteSessions(ctx context.Context, userID chat.ID, except chat.ID) ([]chat.ID, error)
+}
+
+// Users keeps user objects. Relations, relationship and online are not
+// stored with the user: see Relationships.
+type Users interface {
+	// InsertUser adds a user; ErrConflict if the id or the pair
+	// (lower-cased username, discriminator) exists.
+	InsertUser(ctx context.Context, u *chat.User) error
+	// FetchUser returns the user with id, or ErrNotFound.
+	FetchUser(ctx context.Context, id chat.ID) (*chat.User, error)
+	// FetchUsers returns the users among ids that exist, in no particular order.
+	FetchUsers(ctx context.Context, ids []chat.ID) ([]*chat.User, error)
+	// FetchUserByUsername finds a user by username (case-insensitive) and
+	// discriminator, or ErrNotFound.
+	FetchUserByUsername(ctx context.Context, username, discriminator string) (*chat.User, error)
+	// FetchDiscriminators returns the discriminators in use with username
+	// (case-insensitive).
+	FetchDiscriminators(ctx context.Context, username string) ([]string, error)
+	// UpdateUser replaces a stored user; ErrNotFound if missing,
+	// ErrConflict if its username and discriminator are taken.
+	UpdateUser(ctx context.Context, u *chat.User) error
+	// DeleteUser removes a user; ErrNotFound if missing.
+	DeleteUser(ctx context.Context, id chat.ID) error
+}
+
+// Relationships keeps each user's view of other users. A relationship is
+// stored per side: (user, other) → status, as user sees other.
+type Relationships interface {
+	// FetchRelationships lists user's relations.
+	FetchRelationships(ctx context.Context, user chat.ID) ([]chat.Relationship, error)
+	// FetchRelationship returns user's status toward other (RelationNone
+	// when there is none).
+	FetchRelationship(ctx context.Context, user, other chat.ID) (chat.RelationshipStatus, error)
+	// SetRelationship sets user's status toward other; RelationNone removes it.
+	SetRelationship(ctx context.Context, user, other chat.ID, status chat.RelationshipStatus) error
+}
+
+// Bots keeps bot accounts.
+type Bots interface {
+	// InsertBot adds a bot; ErrConflict if the id or token exists.
+	InsertBot(ctx context.Context, b *chat.Bot) error
+	// FetchBot returns the bot with id, or ErrNotFound.
+	FetchBot(ctx context.Context, id chat.ID) (*chat.Bot, error)
+	// FetchBotByToken finds a bot by token, or ErrNotFound.
+	FetchBotByToken(ctx context.Context, token string) (*chat.Bot, error)
+	// FetchBotsByOwner lists the bots owned by a user, oldest first.
+	FetchBotsByOwner(ctx context.Context, owner chat.ID) ([]*chat.Bot, error)
+	// UpdateBot replaces a stored bot; ErrNotFound if missing.
+	UpdateBot(ctx context.Context, b *chat.Bot) error
+	// DeleteBot removes a bot; ErrNotFound if missing.
+	DeleteBot(ctx context.Context, id chat.ID) error
+}
+
+// Servers keeps servers.
+type Servers interface {
+	// InsertServer adds a server; ErrConflict if the id exists.
+	InsertServer(ctx context.Context, s *chat.Server) error
+	// FetchServer returns the server with id, or ErrNotFound.
+	FetchServer(ctx context.Context, id chat.ID) (*chat.Server, error)
+	// FetchServers returns the servers among ids that exist.
+	FetchServers(ctx context.Context, ids []chat.ID) ([]*chat.Server, error)
+	// UpdateServer replaces a stored server; ErrNotFound if missing.
+	UpdateServer(ctx context.Context, s *chat.Server) error
+	// DeleteServer removes a server and everything that belongs only to it:
+	// its channels (with their messages, invites, unreads and webhooks),
+	// members, bans and invites. Its emoji are kept for the app to detach.
+	// ErrNotFound if missing.
+	DeleteServer(ctx context.Context, id chat.ID) error
+}
+
+// Members keeps server memberships.
+type Members interface {
+	// InsertMember adds a membership; ErrConflict if it exists.
+	InsertMember(ctx context.Context, m *chat.Member) error
+	// FetchMember returns a membership, or ErrNotFound.
+	FetchMember(ctx context.Context, server, user chat.ID) (*chat.Member, error)
+	// FetchMembers lists a server's members ordered by user id.
+	FetchMembers(ctx context.Context, server chat.ID) ([]*chat.Member, error)
+	// FetchMemberships lists a user's memberships, oldest first.
+	FetchMemberships(ctx context.Context, user chat.ID) ([]*chat.Member, error)
+	// CountMembers counts a server's members.
+	CountMembers(ctx context.Context, server chat.ID) (int, error)
+	// UpdateMember replaces a stored membership; ErrNotFound if missing.
+	UpdateMember(ctx context.Context, m *chat.Member) error
+	// DeleteMember removes a membership; ErrNotFound if missing.
+	DeleteMember(ctx context.Context, server, user chat.ID) error
+}
+
+// Bans keeps server bans.
+type Bans interface {
+	// InsertBan adds or replaces a ban.
+	InsertBan(ctx context.Context, b *chat.ServerBan) error
+	// FetchBan returns a ban, or ErrNotFound.
+	FetchBan(ctx context.Context, server, user chat.ID) (*chat.ServerBan, error)
+	// FetchBans lists a server's bans ordered by user id.
+	FetchBans(ctx context.Context, server chat.ID) ([]*chat.ServerBan, error)
+	// DeleteBan removes a ban; ErrNotFound if missing.
+	DeleteBan(ctx context.Context, server, user chat.ID) error
+}
+
+// Channels keeps channels of every type.
+type Channels interface {
+	// InsertChannel adds a channel; ErrConflict if the id exists, or if a
+	// direct message between the same two users or a SavedMessages channel
+	// of the same user exists.
+	InsertChannel(ctx context.Context, c *chat.Channel) error
+	// FetchChannel returns the channel with id, or ErrNotFound.
+	FetchChannel(ctx context.Context, id chat.ID) (*chat.Channel, error)
+	// FetchChannels returns the channels among ids that exist.
+	FetchChannels(ctx context.Context, ids []chat.ID) ([]*chat.Channel, error)
+	// FetchServerChannels lists the channels of a server, oldest first.
+	FetchServerChannels(ctx context.Context, server chat.ID) ([]*chat.Channel, error)
+	// FetchPrivateChannels lists the SavedMessages, direct message and
+	// group channels user takes part in, oldest first.
+	FetchPrivateChannels(ctx context.Context, user chat.ID) ([]*chat.Channel, error)
+	// FetchDirectMessage returns the direct message between a and b, or ErrNotFound.
+	FetchDirectMessage(ctx context.Context, a, b chat.ID) (*chat.Channel, error)
+	// FetchSavedMessages returns user's SavedMessages channel, or ErrNotFound.
+	FetchSavedMessages(ctx context.Context, user chat.ID) (*chat.Channel, error)
+	// UpdateChannel replaces a stored channel; ErrNotFound if missing.
+	UpdateChannel(ctx context.Context, c *chat.Channel) error
+	// SetLastMessage records the last message of a channel (and makes a
+	// direct message active) without touching its other fields.
+	SetLastMessage(ctx context.Context, channel, message chat.ID) error
+	// DeleteChannel removes a channel with its messages, invites, unreads
+	// and webhooks; ErrNotFound if missing.
+	DeleteChannel(ctx context.Context, id chat.ID) error
+}
+
+// Messages keeps messages. Fetched messages never carry User or Member.
+type Messages interface {
+	// InsertMessage adds a message; ErrConflict if the id exists.
+	InsertMessage(ctx context.Context, m *chat.Message) error
+	// FetchMessage returns the message with id, or ErrNotFound.
+	FetchMessage(ctx context.Context, id chat.ID) (*chat.Message, error)
+	// FetchMessagesByID returns the messages among ids that exist in channel.
+	FetchMessagesByID(ctx context.Context, channel chat.ID, ids []chat.ID) ([]*chat.Message, error)
+	// FetchMessages returns a page of a channel's history (see MessageQuery).
+	FetchMessages(ctx context.Context, q MessageQuery) ([]*chat.Message, error)
+	// SearchMessages finds messages of a channel whose content matches
+	// q.Query by full-text search (or, with q.Pinned, the pinned ones).
+	SearchMessages(ctx context.Context, q MessageSearch) ([]*chat.Message, error)
+	// UpdateMessage replaces a stored message; ErrNotFound if missing.
+	UpdateMessage(ctx context.Context, m *chat.Message) error
+	// DeleteMessage removes a message; ErrNotFound if missing.
+	DeleteMessage(ctx context.Context, id chat.ID) error
+	// DeleteMessages removes the messages among ids that are in channel and
+	// returns the ids removed.
+	DeleteMessages(ctx context.Context, channel chat.ID, ids []chat.ID) ([]chat.ID, error)
+}
+
+// Sort orders of message queries.
+const (
+	SortLatest    = "Latest"
+	SortOldest    = "Oldest"
+	SortRelevance = "Relevance"
+)
+
+// MessageQuery selects a page of a channel's history.
+type MessageQuery struct {
+	Channel chat.ID
+	Limit   int     // 1..100
+	Before  chat.ID // only ids < Before, when set
+	After   chat.ID // only ids > After, when set
+	Sort    string  // SortLatest (newest first, the default) or SortOldest
+	// Nearby, when set, returns up to Limit/2+1 messages with id >= Nearby
+	// (ascending) followed by up to Limit/2+1 older ones (descending);
+	// Before, After and Sort are ignored.
+	Nearby chat.ID
+}
+
+// MessageSearch selects messages by full-text match or pinned state.
+type MessageSearch struct {
+	Channel chat.ID
+	Query   string // words to match; empty with Pinned
+	Pinned  bool   // only pinned messages
+	Limit   int
+	Before  chat.ID
+	After   chat.ID
+	Sort    string // SortRelevance (default), SortLatest or SortOldest
+}
+
+// Emojis keeps custom emoji.
+type Emojis interface {
+	// InsertEmoji adds an emoji; ErrConflict if the id exists.
+	InsertEmoji(ctx context.Context, e *chat.Emoji) error
+	// FetchEmoji returns the emoji with id, or ErrNotFound.
+	FetchEmoji(ctx context.Context, id chat.ID) (*chat.Emoji, error)
+	// FetchServerEmojis lists the emoji whose parent is one of servers.
+	FetchServerEmojis(ctx context.Context, servers []chat.ID) ([]*chat.Emoji, error)
+	// UpdateEmoji replaces a stored emoji; ErrNotFound if missing.
+	UpdateEmoji(ctx context.Context, e *chat.Emoji) error
+	// DetachEmojis makes every emoji of server Detached.
+	DetachEmojis(ctx context.Context, server chat.ID) error
+	// DeleteEmoji removes an emoji; ErrNotFound if missing.
+	DeleteEmoji(ctx context.Context, id chat.ID) error
+}
+
+// Invites keeps channel invite codes.
+type Invites interface {
+	// InsertInvite adds an invite; ErrConflict if the code exists.
+	InsertInvite(ctx context.Context, inv *chat.Invite) error
+	// FetchInvite returns the invite with code, or ErrNotFound.
+	FetchInvite(ctx context.Context, code string) (*chat.Invite, error)
+	// FetchServerInvites lists a server's invites.
+	FetchServerInvites(ctx context.Context, server chat.ID) ([]*chat.Invite, error)
+	// DeleteInvite removes an invite; ErrNotFound if missing.
+	DeleteInvite(ctx context.Context, code string) error
+}
+
+// Files keeps upload records. Bytes live in blob storage under the hash.
+type Files interface {
+	// InsertFile adds a file record; ErrConflict if the id exists.
+	InsertFile(ctx context.Context, f *chat.FileRecord) error
+	// FetchFile returns the record with id, or ErrNotFound.
+	FetchFile(ctx context.Context, id string) (*chat.FileRecord, error)
+	// FetchFileByHash returns one live record with the hash, or ErrNotFound.
+	FetchFileByHash(ctx context.Context, hash string) (*chat.FileRecord, error)
+	// FetchUnusedFiles returns records never used and uploaded before t.
+	FetchUnusedFiles(ctx context.Context, before chat.Time, limit int) ([]*chat.FileRecord, error)
+	// CountFilesByHash counts the records (deleted or not) that share hash.
+	CountFilesByHash(ctx context.Context, hash string) (int, error)
+	// UpdateFile replaces a stored record; ErrNotFound if missing.
+	UpdateFile(ctx context.Context, f *chat.FileRecord) error
+	// DeleteFile removes a record; ErrNotFound if missing.
+	DeleteFile(ctx context.Context, id string) error
+}
+
+// Webhooks keeps channel webhooks.
+type Webhooks interface {
+	// InsertWebhook adds a webhook; ErrConflict if the id exists.
+	InsertWebhook(ctx context.Context, w *chat.Webhook) error
+	// FetchWebhook returns the webhook with id, or ErrNotFound.
+	FetchWebhook(ctx context.Context, id chat.ID) (*chat.Webhook, error)
+	// FetchChannelWebhooks lists a channel's webhooks.
+	FetchChannelWebhooks(ctx context.Context, channel chat.ID) ([]*chat.Webhook, error)
+	// UpdateWebhook replaces a stored webhook; ErrNotFound if missing.
+	UpdateWebhook(ctx context.Context, w *chat.Webhook) error
+	// DeleteWebhook removes a webhook; ErrNotFound if missing.
+	DeleteWebhook(ctx context.Context, id chat.ID) error
+}
+
+// Unreads keeps each user's read state per channel.
+type Unreads interface {
+	// FetchUnreads lists a user's unread entries.
+	FetchUnreads(ctx context.Context, user chat.ID) ([]*chat.ChannelUnread, error)
+	// AckChannel sets user's last read message in channel and drops the
+	// mentions at or before it.
+	AckChannel(ctx context.Context, user, channel, message chat.ID) error
+	// AckChannels sets the last read message of several channels at once.
+	AckChannels(ctx context.Context, user chat.ID, channels []chat.ID, message chat.ID) error
+	// AddMentions records that message in channel mentions each of users.
+	AddMentions(ctx context.Context, channel, message chat.ID, users []chat.ID) error
+}
+
+// Settings keeps synced client settings per user.
+type Settings interface {
+	// FetchSettings returns the user's settings with the given keys, or
+	// all of them when keys is empty.
+	FetchSettings(ctx context.Context, user chat.ID, keys []string) (map[string]chat.Setting, error)
+	// SetSettings stores settings, replacing the same keys.
+	SetSettings(ctx context.Context, user chat.ID, settings map[string]chat.Setting) error
+}
+
+// Safety keeps reports and policy changes.
+type Safety interface {
+	// InsertReport adds a report.
+	InsertReport(ctx context.Context, r *chat.Report) error
+	// FetchReports lists reports, newest first.
+	FetchReports(ctx context.Context, limit int) ([]*chat.Report, error)
+	// InsertPolicyChange adds a policy change.
+	InsertPolicyChange(ctx context.Context, p *chat.PolicyChange) error
+	// FetchPolicyChanges lists policy changes created after t, oldest first.
+	FetchPolicyChanges(ctx context.Context, after chat.Time) ([]chat.PolicyChange, error)
+}
