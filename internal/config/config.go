@@ -1,0 +1,310 @@
+// Package config holds Ermine's settings: their defaults, the TOML file,
+// ERMINE_* environment overrides and command-line flags, and the checks
+// that run before the server starts.
+//
+// Layers apply in this order, each winning over the one before:
+// defaults, the TOML file (--config), the environment, the flags.
+// Only cmd/ermine imports this package; everything else receives plain
+// values taken from Config.
+package config
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// Config is every setting of an Ermine node. The toml tag of each field is
+// its key; its environment variable is ERMINE_ followed by the upper-cased
+// key path joined with underscores (database.url is ERMINE_DATABASE_URL).
+// Fields tagged secret:"true" are hidden by Masked.
+type Config struct {
+	Listen string `toml:"listen"` // host:port the HTTP, events and file routes listen on
+	Data   string `toml:"data"`   // directory for the SQLite database and disk uploads
+
+	Public       Public       `toml:"public"`
+	Database     Database     `toml:"database"`
+	Bus          Bus          `toml:"bus"`
+	Files        Files        `toml:"files"`
+	Email        Email        `toml:"email"`
+	Captcha      Captcha      `toml:"captcha"`
+	Registration Registration `toml:"registration"`
+	Push         Push         `toml:"push"`
+	Voice        Voice        `toml:"voice"`
+	Gateway      Gateway      `toml:"gateway"`
+	Limits       Limits       `toml:"limits"`
+	Log          Log          `toml:"log"`
+}
+
+// Public holds the addresses clients are told to use. Behind a reverse
+// proxy they differ from the listen address; an empty value is derived
+// from the listen address by PublicURLs.
+type Public struct {
+	APIURL    string `toml:"api_url"`    // http(s) base of the JSON API
+	EventsURL string `toml:"events_url"` // ws(s) URL of the events WebSocket
+	FilesURL  string `toml:"files_url"`  // http(s) base of the file service
+	AppURL    string `toml:"app_url"`    // http(s) URL of the web client, used in links sent by email
+}
+
+// Database selects the store.
+type Database struct {
+	// URL is empty for SQLite at <data>/ermine.db, or a postgres:// or
+	// postgresql:// URL for PostgreSQL.
+	URL string `toml:"url"`
+}
+
+// Bus kinds accepted in Bus.Kind.
+const (
+	BusInproc = "inproc"
+	BusNATS   = "nats"
+	BusRedis  = "redis"
+)
+
+// Bus selects how events travel between nodes.
+type Bus struct {
+	Kind string `toml:"kind"` // BusInproc, BusNATS or BusRedis
+	URL  string `toml:"url"`  // server URL; required for nats and redis, empty for inproc
+}
+
+// File backends accepted in Files.Backend.
+const (
+	FilesDisk = "disk"
+	FilesS3   = "s3"
+)
+
+// Files configures where uploads are kept and how large they may be.
+type Files struct {
+	Backend       string        `toml:"backend"`         // FilesDisk or FilesS3
+	UnusedFileTTL time.Duration `toml:"unused_file_ttl"` // uploads never attached are deleted after this
+	S3            S3            `toml:"s3"`
+	Limits        FileLimits    `toml:"limits"`
+}
+
+// S3 is an S3-compatible object store, used when Files.Backend is FilesS3.
+type S3 struct {
+	Endpoint  string `toml:"endpoint"` // host[:port], without a scheme
+	Bucket    string `toml:"bucket"`
+	AccessKey string `toml:"access_key"`
+	SecretKey string `toml:"secret_key" secret:"true"`
+	Region    string `toml:"region"`
+	UseSSL    bool   `toml:"use_ssl"` // https instead of http to Endpoint
+}
+
+// FileLimits is the largest upload accepted per file tag, in bytes.
+type FileLimits struct {
+	Attachments int64 `toml:"attachments"`
+	Avatars     int64 `toml:"avatars"`
+	Backgrounds int64 `toml:"backgrounds"`
+	Icons       int64 `toml:"icons"`
+	Banners     int64 `toml:"banners"`
+	Emojis      int64 `toml:"emojis"`
+}
+
+// ForTag returns the size limit for a file tag such as "attachments", and
+// false for a tag Ermine does not know.
+func (l FileLimits) ForTag(tag string) (int64, bool) {
+	switch tag {
+	case "attachments":
+		return l.Attachments, true
+	case "avatars":
+		return l.Avatars, true
+	case "backgrounds":
+		return l.Backgrounds, true
+	case "icons":
+		return l.Icons, true
+	case "banners":
+		return l.Banners, true
+	case "emojis":
+		return l.Emojis, true
+	}
+	return 0, false
+}
+
+// SMTP connection security modes accepted in Email.TLS.
+const (
+	TLSStartTLS = "starttls"
+	TLSImplicit = "tls"
+	TLSNone     = "none"
+)
+
+// Email is the SMTP server used for verification and password reset mail.
+type Email struct {
+	Host     string `toml:"host"`
+	Port     int    `toml:"port"`
+	TLS      string `toml:"tls"` // TLSStartTLS, TLSImplicit or TLSNone
+	Username string `toml:"username"`
+	Password string `toml:"password" secret:"true"`
+	From     string `toml:"from"` // sender address, e.g. "Ermine <noreply@example.com>"
+}
+
+// Enabled reports whether mail is sent at all; it is iff Host is set.
+// Without mail, new accounts are verified at once.
+func (e Email) Enabled() bool { return e.Host != "" }
+
+// Captcha configures hCaptcha on registration, login and password reset.
+type Captcha struct {
+	HCaptchaKey    string `toml:"hcaptcha_key"` // site key, given to clients
+	HCaptchaSecret string `toml:"hcaptcha_secret" secret:"true"`
+}
+
+// Enabled reports whether captcha answers are checked.
+func (c Captcha) Enabled() bool { return c.HCaptchaSecret != "" }
+
+// Registration controls who may create an account.
+type Registration struct {
+	InviteOnly bool `toml:"invite_only"` // require an invite code to register
+}
+
+// Push holds the VAPID key pair for Web Push notifications, as unpadded
+// base64url: the public key is an uncompressed P-256 point (65 bytes), the
+// private key its 32-byte scalar.
+type Push struct {
+	VAPIDPublicKey  string `toml:"vapid_public_key"`
+	VAPIDPrivateKey string `toml:"vapid_private_key" secret:"true"`
+}
+
+// Enabled reports whether Web Push is configured.
+func (p Push) Enabled() bool { return p.VAPIDPrivateKey != "" }
+
+// Voice configures voice channels, served by LiveKit.
+type Voice struct {
+	Enabled bool        `toml:"enabled"`
+	Nodes   []VoiceNode `toml:"nodes"`
+}
+
+// VoiceNode is one LiveKit server. Clients are sent to the node nearest to them.
+type VoiceNode struct {
+	Name      string  `toml:"name"`       // unique, shown to clients
+	Lat       float64 `toml:"lat"`        // latitude in degrees
+	Lon       float64 `toml:"lon"`        // longitude in degrees
+	URL       string  `toml:"url"`        // http(s) URL of the LiveKit server API, used by Ermine
+	PublicURL string  `toml:"public_url"` // ws(s) URL clients connect to
+	APIKey    string  `toml:"api_key"`
+	APISecret string  `toml:"api_secret" secret:"true"`
+}
+
+// Gateway tunes the events WebSocket.
+type Gateway struct {
+	Keepalive time.Duration `toml:"keepalive"`  // close a connection silent for this long
+	SendQueue int           `toml:"send_queue"` // frames queued per connection before it is dropped
+	MaxPacket int64         `toml:"max_packet"` // largest frame accepted from a client, in bytes
+}
+
+// Limits are the counts and sizes users are held to.
+type Limits struct {
+	// NewUserHours is how long after creation an account gets NewUser
+	// instead of Default.
+	NewUserHours int        `toml:"new_user_hours"`
+	Default      UserLimits `toml:"default"`
+	NewUser      UserLimits `toml:"new_user"`
+
+	GroupSize        int   `toml:"group_size"`        // members of a group, owner included
+	MessageEmbeds    int   `toml:"message_embeds"`    // embeds sent with one message
+	MessageReplies   int   `toml:"message_replies"`   // replies in one message
+	MessageReactions int   `toml:"message_reactions"` // distinct reactions on one message
+	ServerEmoji      int   `toml:"server_emoji"`      // custom emoji per server
+	ServerRoles      int   `toml:"server_roles"`      // roles per server
+	ServerChannels   int   `toml:"server_channels"`   // channels per server
+	BodyBytes        int64 `toml:"body_bytes"`        // largest JSON request body
+}
+
+// UserLimits are the limits that depend on the age of an account.
+type UserLimits struct {
+	OutgoingFriendRequests int `toml:"outgoing_friend_requests"`
+	Bots                   int `toml:"bots"`
+	MessageLength          int `toml:"message_length"` // bytes of content plus embed descriptions
+	MessageAttachments     int `toml:"message_attachments"`
+	Servers                int `toml:"servers"` // servers created or joined
+}
+
+// ForAge returns the limits for an account of the given age.
+func (l Limits) ForAge(age time.Duration) UserLimits {
+	if age < time.Duration(l.NewUserHours)*time.Hour {
+		return l.NewUser
+	}
+	return l.Default
+}
+
+// Log configures the server log.
+type Log struct {
+	Level  string `toml:"level"`  // debug, info, warn or error
+	Format string `toml:"format"` // text or json
+}
+
+// Default returns the settings of a single node with nothing installed:
+// SQLite under ./data, the in-process bus and uploads on disk.
+func Default() Config {
+	return Config{
+		Listen: "127.0.0.1:14702",
+		Data:   "./data",
+		Bus:    Bus{Kind: BusInproc},
+		Files: Files{
+			Backend:       FilesDisk,
+			UnusedFileTTL: time.Hour,
+			S3:            S3{UseSSL: true},
+			Limits: FileLimits{
+				Attachments: 20_000_000,
+				Avatars:     4_000_000,
+				Backgrounds: 6_000_000,
+				Icons:       2_500_000,
+				Banners:     6_000_000,
+				Emojis:      500_000,
+			},
+		},
+		Email: Email{Port: 587, TLS: TLSStartTLS},
+		Gateway: Gateway{
+			Keepalive: 60 * time.Second,
+			SendQueue: 256,
+			MaxPacket: 16384,
+		},
+		Limits: Limits{
+			NewUserHours: 72,
+			Default: UserLimits{
+				OutgoingFriendRequests: 10,
+				Bots:                   5,
+				MessageLength:          2000,
+				MessageAttachments:     5,
+				Servers:                100,
+			},
+			NewUser: UserLimits{
+				OutgoingFriendRequests: 5,
+				Bots:                   2,
+				MessageLength:          2000,
+				MessageAttachments:     5,
+				Servers:                50,
+			},
+			GroupSize:        100,
+			MessageEmbeds:    5,
+			MessageReplies:   5,
+			MessageReactions: 20,
+			ServerEmoji:      100,
+			ServerRoles:      200,
+			ServerChannels:   200,
+			BodyBytes:        1 << 20,
+		},
+		Log: Log{Level: "info", Format: "text"},
+	}
+}
+
+// SQLitePath is the database file used when Database.URL is empty.
+func (c Config) SQLitePath() string { return filepath.Join(c.Data, "ermine.db") }
+
+// PublicURLs returns c.Public with every empty URL derived from addr, the
+// address the server actually listens on (which differs from c.Listen when
+// its port is 0): api http://<addr>, events ws://<addr>/events, files
+// http://<addr>/autumn, and app the same as api.
+func (c Config) PublicURLs(addr string) Public {
+	p := c.Public
+	if p.APIURL == "" {
+		p.APIURL = "http://" + addr
+	}
+	if p.EventsURL == "" {
+		p.EventsURL = "ws://" + addr + "/events"
+	}
+	if p.FilesURL == "" {
+		p.FilesURL = "http://" + addr + "/autumn"
+	}
+	if p.AppURL == "" {
+		p.AppURL = p.APIURL
+	}
+	return p
+}
