@@ -550,7 +550,7 @@ func testMessages(t *testing.T, s store.Store) {
 		Interactions: &chat.Interactions{Reactions: []string{"👍"}, RestrictReactions: true},
 		Masquerade:   &chat.Masquerade{Name: ptr("m"), Colour: ptr("red")},
 		Edited:       ptr(chat.Now()), Flags: 1,
-		User:         &chat.User{ID: author}, Member: &chat.Member{},
+		User: &chat.User{ID: author}, Member: &chat.Member{},
 	}
 	must(t, s.InsertMessage(c, full))
 	got, err := s.FetchMessage(c, full.ID)
