@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -518,4 +519,32 @@ func testManyTopics(t *testing.T, open func(t *testing.T) pubsub.Bus) {
 	if len(got) != 1 || got[0] != (frame{topics[n-1], "gone"}) {
 		t.Fatalf("after Remove received %v, want only the kept topic", abbreviate(got))
 	}
+}
+
+// Env returns the environment variable name, which points a test at an
+// external server. When it is unset the test is skipped, or fails when the
+// CI variable is set: CI must not silently skip a backend.
+func Env(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not set (required when CI is set)", name)
+		}
+		t.Skipf("%s not set", name)
+	}
+	return v
+}
+
+// Namespace returns a name unique to t within run, made of [0-9A-Za-z_],
+// for prefixing the subjects or channels of the buses one test opens on a
+// shared server. run should be fresh per process, such as the start time.
+func Namespace(t *testing.T, run string) string {
+	b := []byte(run + "_" + t.Name())
+	for i, c := range b {
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
