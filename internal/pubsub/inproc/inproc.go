@@ -1,0 +1,189 @@
+// Package inproc is the in-process pubsub.Bus, Ermine's default when one
+// node serves everything. Publish costs a map lookup and a non-blocking
+// queue push per subscription of the topic.
+package inproc
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"ermine/internal/pubsub"
+)
+
+// DefaultQueueLen is the per-subscription queue bound used when New is
+// given no positive length.
+const DefaultQueueLen = 4096
+
+// Bus is an in-process pubsub.Bus. The zero value is not usable; call New.
+type Bus struct {
+	queueLen int
+
+	mu     sync.RWMutex
+	topics map[string][]*subscription // the subscriptions of each topic
+	subs   map[*subscription]struct{}
+	closed bool
+
+	retired atomic.Uint64 // drops counted by closed subscriptions
+}
+
+var _ pubsub.Bus = (*Bus)(nil)
+
+// New returns a bus whose subscriptions each queue up to queueLen frames
+// for their handler (DefaultQueueLen when queueLen <= 0) and drop beyond.
+func New(queueLen int) *Bus {
+	if queueLen <= 0 {
+		queueLen = DefaultQueueLen
+	}
+	return &Bus{
+		queueLen: queueLen,
+		topics:   make(map[string][]*subscription),
+		subs:     make(map[*subscription]struct{}),
+	}
+}
+
+// Publish queues msg for every subscription of topic. It never blocks on
+// a subscriber: a full queue drops msg and counts it in Dropped.
+func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !pubsub.ValidTopic(topic) {
+		return pubsub.CheckTopics(topic)
+	}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return pubsub.ErrClosed
+	}
+	for _, s := range b.topics[topic] {
+		s.q.Push(topic, msg)
+	}
+	b.mu.RUnlock()
+	return nil
+}
+
+// Subscribe opens a subscription with an empty topic set.
+func (b *Bus) Subscribe(handler pubsub.Handler) (pubsub.Subscription, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, pubsub.ErrClosed
+	}
+	s := &subscription{
+		bus:    b,
+		q:      pubsub.NewQueue(b.queueLen, handler),
+		topics: make(map[string]struct{}),
+	}
+	b.subs[s] = struct{}{}
+	return s, nil
+}
+
+// Dropped returns how many frames were dropped because a subscription's
+// queue was full, over the bus's lifetime.
+func (b *Bus) Dropped() uint64 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	n := b.retired.Load()
+	for s := range b.subs {
+		n += s.q.Dropped()
+	}
+	return n
+}
+
+// Close closes every subscription. Later calls return nil.
+func (b *Bus) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	for s := range b.subs {
+		b.closeLocked(s)
+	}
+	return nil
+}
+
+// closeLocked detaches s from the bus and stops its queue. b.mu is held.
+func (b *Bus) closeLocked(s *subscription) {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for t := range s.topics {
+		b.unlink(t, s)
+	}
+	s.topics = nil
+	s.q.Close()
+	b.retired.Add(s.q.Dropped())
+	delete(b.subs, s)
+}
+
+// unlink removes s from topic's subscriber list. b.mu is held.
+func (b *Bus) unlink(topic string, s *subscription) {
+	list := slices.DeleteFunc(b.topics[topic], func(x *subscription) bool { return x == s })
+	if len(list) == 0 {
+		delete(b.topics, topic)
+	} else {
+		b.topics[topic] = list
+	}
+}
+
+// subscription is one handler's topic set; its fields other than q are
+// guarded by bus.mu.
+type subscription struct {
+	bus    *Bus
+	q      *pubsub.Queue
+	topics map[string]struct{}
+	closed bool
+}
+
+// Add puts topics into the set. Delivery starts as soon as Add returns.
+func (s *subscription) Add(topics ...string) error {
+	if err := pubsub.CheckTopics(topics...); err != nil {
+		return err
+	}
+	b := s.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.closed {
+		return pubsub.ErrClosed
+	}
+	for _, t := range topics {
+		if _, ok := s.topics[t]; ok {
+			continue
+		}
+		s.topics[t] = struct{}{}
+		b.topics[t] = append(b.topics[t], s)
+	}
+	return nil
+}
+
+// Remove takes topics out of the set.
+func (s *subscription) Remove(topics ...string) error {
+	b := s.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.closed {
+		return pubsub.ErrClosed
+	}
+	for _, t := range topics {
+		if _, ok := s.topics[t]; !ok {
+			continue
+		}
+		delete(s.topics, t)
+		b.unlink(t, s)
+	}
+	return nil
+}
+
+// Close ends the subscription. Later calls return nil.
+func (s *subscription) Close() error {
+	b := s.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closeLocked(s)
+	return nil
+}
