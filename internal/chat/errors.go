@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Error is a failure the client is told about. It marshals flat:
@@ -214,4 +216,14 @@ func ErrInvalidBody(msg string) *Error {
 	e := ErrFailedValidation(msg)
 	e.Status = 422
 	return e
+}
+
+// EncodeMsgpack writes the error as the same flat map as its JSON form.
+func (e *Error) EncodeMsgpack(enc *msgpack.Encoder) error {
+	m := make(map[string]any, len(e.Fields)+1)
+	for k, v := range e.Fields {
+		m[k] = v
+	}
+	m["type"] = e.Type
+	return enc.Encode(m)
 }

@@ -3,8 +3,11 @@ package chat
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // TimeLayout is the wire form of timestamps in JSON: ISO-8601 UTC with
@@ -63,5 +66,37 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return errors.New("timestamp must be ISO-8601 (RFC 3339)")
 	}
 	*t = TimeOf(v)
+	return nil
+}
+
+// EncodeMsgpack writes the time as integer milliseconds since the epoch,
+// the form msgpack clients decode timestamps from.
+func (t Time) EncodeMsgpack(enc *msgpack.Encoder) error {
+	return enc.EncodeInt(t.Millis())
+}
+
+// DecodeMsgpack reads integer milliseconds or an ISO-8601 string.
+func (t *Time) DecodeMsgpack(dec *msgpack.Decoder) error {
+	v, err := dec.DecodeInterface()
+	if err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case string:
+		p, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return errors.New("timestamp must be ISO-8601 (RFC 3339)")
+		}
+		*t = TimeOf(p)
+	case int64:
+		*t = TimeFromMillis(v)
+	case uint64:
+		*t = TimeFromMillis(int64(v))
+	case int8, int16, int32, uint8, uint16, uint32:
+		ms, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		*t = TimeFromMillis(ms)
+	default:
+		return fmt.Errorf("timestamp: unexpected msgpack %T", v)
+	}
 	return nil
 }

@@ -1,0 +1,123 @@
+// Package app holds Ermine's use cases, one per route of the interface:
+// each loads what it needs from the store, asks perm, writes through the
+// store and publishes the events the change causes. Transports (api,
+// gateway, files) call app and never touch storage themselves.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"ermine/internal/chat"
+	"ermine/internal/pubsub"
+	"ermine/internal/store"
+)
+
+// Limits are the counts and sizes users are held to.
+type Limits struct {
+	// NewUserAge is how long after creation an account gets NewUser
+	// limits instead of Default.
+	NewUserAge time.Duration
+	Default    UserLimits
+	NewUser    UserLimits
+
+	GroupSize        int
+	MessageEmbeds    int
+	MessageReplies   int
+	MessageReactions int
+	ServerEmoji      int
+	ServerRoles      int
+	ServerChannels   int
+}
+
+// UserLimits are the limits that depend on the age of an account.
+type UserLimits struct {
+	OutgoingFriendRequests int
+	Bots                   int
+	MessageLength          int
+	MessageAttachments     int
+	Servers                int
+}
+
+// DefaultLimits are the limits of behaviour.md §4.2.
+func DefaultLimits() Limits {
+	return Limits{
+		NewUserAge:       72 * time.Hour,
+		Default:          UserLimits{OutgoingFriendRequests: 10, Bots: 5, MessageLength: 2000, MessageAttachments: 5, Servers: 100},
+		NewUser:          UserLimits{OutgoingFriendRequests: 5, Bots: 2, MessageLength: 2000, MessageAttachments: 5, Servers: 50},
+		GroupSize:        100,
+		MessageEmbeds:    5,
+		MessageReplies:   5,
+		MessageReactions: 20,
+		ServerEmoji:      100,
+		ServerRoles:      200,
+		ServerChannels:   200,
+	}
+}
+
+// For returns the limits of a user, by the age of their id.
+func (l Limits) For(user chat.ID, now time.Time) UserLimits {
+	if now.Sub(user.Time()) < l.NewUserAge {
+		return l.NewUser
+	}
+	return l.Default
+}
+
+// Deps are what the app needs from outside.
+type Deps struct {
+	Store  store.Store
+	Bus    pubsub.Bus
+	Log    *slog.Logger
+	Limits Limits
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// App runs the use cases.
+type App struct {
+	store  store.Store
+	bus    pubsub.Bus
+	log    *slog.Logger
+	limits Limits
+	now    func() time.Time
+}
+
+// New returns an App over its dependencies.
+func New(d Deps) *App {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now}
+}
+
+// Health checks the store can be reached.
+func (a *App) Health(ctx context.Context) error {
+	return a.store.Ping(ctx)
+}
+
+// notFound maps a store miss to the client's NotFound and passes other
+// errors through, so use cases can write `return notFound(err)`.
+func notFound(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return chat.ErrNotFound.Wrap(err)
+	}
+	return err
+}
+
+// dbError wraps a storage failure with context for the log.
+func dbError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *chat.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// Caller is who a request or connection acts for: a user through one of
+// their sessions, or a bot through its token.
+type Caller struct {
+	User    *chat.User
+	Session *chat.Session // nil for bots
+	Bot     *chat.Bot     // nil for users
+}
+
+// ID returns the caller's user id.
+func (c *Caller) ID() chat.ID { return c.User.ID }
+
+// IsBot reports whether the caller is a bot.
+func (c *Caller) IsBot() bool { return c.Bot != nil }
+
+// tokenLength is the length of session and bot tokens.
+const tokenLength = 64
+
+// equalToken compares tokens in constant time.
+func equalToken(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// Authenticate finds who holds a token: a session token (userToken) or a
+// bot token (botToken). When a bot token is given it alone is tried.
+// A session whose user has not finished onboarding yields
+// ErrOnboardingNotFinished with the session; unknown tokens yield
+// chat.ErrInvalidSession, no token at all chat.ErrNotAuthenticated.
+func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Caller, error) {
+	switch {
+	case botToken != "":
+		if len(botToken) != tokenLength {
+			return nil, chat.ErrInvalidSession
+		}
+		bot, err := a.store.FetchBotByToken(ctx, botToken)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !equalToken(bot.Token, botToken)) {
+			return nil, chat.ErrInvalidSession
+		}
+		if err != nil {
+			return nil, dbError("fetch bot", err)
+		}
+		u, err := a.store.FetchUser(ctx, bot.ID)
+		if err != nil {
+			return nil, dbError("fetch bot user", err)
+		}
+		return &Caller{User: u, Bot: bot}, nil
+	case userToken != "":
+		se, err := a.SessionByToken(ctx, userToken)
+		if err != nil {
+			return nil, err
+		}
+		u, err := a.store.FetchUser(ctx, se.UserID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &Caller{Session: se}, ErrOnboardingNotFinished
+		}
+		if err != nil {
+			return nil, dbError("fetch user", err)
+		}
+		return &Caller{User: u, Session: se}, nil
+	}
+	return nil, chat.ErrNotAuthenticated
+}
+
+// ErrOnboardingNotFinished is returned by Authenticate for a valid session
+// whose account has no user yet (no username chosen).
+var ErrOnboardingNotFinished = &chat.Error{Type: "OnboardingNotFinished", Status: 401}
+
+// SessionByToken finds a session by its token, or chat.ErrInvalidSession.
+func (a *App) SessionByToken(ctx context.Context, token string) (*chat.Session, error) {
+	if len(token) != tokenLength {
+		return nil, chat.ErrInvalidSession
+	}
+	se, err := a.store.FetchSessionByToken(ctx, token)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !equalToken(se.Token, token)) {
+		return nil, chat.ErrInvalidSession
+	}
+	if err != nil {
+		return nil, dbError("fetch session", err)
+	}
+	return se, nil
+}
