@@ -1,0 +1,24 @@
+package app
+
+import (
+	"context"
+
+	"ermine/internal/event"
+)
+
+// publish encodes ev once and sends it on each topic. The bus delivers at
+// most once and clients recover through a fresh Ready, so a failure to
+// publish is logged, not returned: the change it reports has happened.
+func (a *App) publish(ctx context.Context, typ string, ev any, topics ...string) {
+	f, err := event.Encode(typ, ev)
+	if err != nil {
+		a.log.ErrorContext(ctx, "encode event", "type", typ, "err", err)
+		return
+	}
+	b := f.Marshal()
+	for _, t := range topics {
+		if err := a.bus.Publish(ctx, t, b); err != nil {
+			a.log.ErrorContext(ctx, "publish event", "type", typ, "topic", t, "err", err)
+		}
+	}
+}
