@@ -1,0 +1,35 @@
+# Ermine developer commands. `make help` lists them.
+.DEFAULT_GOAL := help
+PG ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+run: ## run a node with embedded defaults on 127.0.0.1:14702
+	go run ./cmd/ermine
+
+build: ## build the ermine binary
+	CGO_ENABLED=0 go build -o ermine ./cmd/ermine
+
+test: ## the README test command
+	go test ./...
+
+test-all: ## everything CI runs (needs PostgreSQL, Redis and NATS on loopback)
+	bash .ci/run
+
+fuzz: ## run each fuzz target for 30 s
+	@for pkg in $$(go list ./...); do \
+	  for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "$$pkg $$f"; go test -run '^$$' -fuzz "^$$f$$" -fuzztime 30s $$pkg || exit 1; \
+	  done; done
+
+bench: ## run the benchmarks
+	go test -run '^$$' -bench . -benchmem ./...
+
+cover: ## test coverage summary
+	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1
+
+lint: ## gofmt and vet
+	test -z "$$(gofmt -l .)" && go vet ./...
+
+.PHONY: help run build test test-all fuzz bench cover lint

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"net/http"
+
+	"ermine/internal/app"
+)
+
+// Root is what GET / tells clients about this instance (the contract's
+// RevoltConfig). Clients discover the events and upload addresses here.
+type Root struct {
+	Revolt   string    `json:"revolt"`
+	Features Features  `json:"features"`
+	WS       string    `json:"ws"`
+	App      string    `json:"app"`
+	VAPID    string    `json:"vapid"`
+	Build    BuildInfo `json:"build"`
+}
+
+// Features says which optional services are on.
+type Features struct {
+	Captcha    CaptchaFeature `json:"captcha"`
+	Email      bool           `json:"email"`
+	InviteOnly bool           `json:"invite_only"`
+	Autumn     Feature        `json:"autumn"`
+	January    Feature        `json:"january"`
+	LiveKit    VoiceFeature   `json:"livekit"`
+}
+
+// CaptchaFeature is the hCaptcha configuration clients need.
+type CaptchaFeature struct {
+	Enabled bool   `json:"enabled"`
+	Key     string `json:"key"`
+}
+
+// Feature is a service with a URL.
+type Feature struct {
+	Enabled bool   `json:"enabled"`
+	URL     string `json:"url"`
+}
+
+// VoiceFeature lists the voice nodes.
+type VoiceFeature struct {
+	Enabled bool        `json:"enabled"`
+	Nodes   []VoiceNode `json:"nodes"`
+}
+
+// VoiceNode is one voice server.
+type VoiceNode struct {
+	Name      string  `json:"name"`
+	Lat       float64 `json:"lat"`
+	Lon       float64 `json:"lon"`
+	PublicURL string  `json:"public_url"`
+}
+
+// BuildInfo identifies the running build.
+type BuildInfo struct {
+	CommitSHA       string `json:"commit_sha"`
+	CommitTimestamp string `json:"commit_timestamp"`
+	Semver          string `json:"semver"`
+	OriginURL       string `json:"origin_url"`
+	Timestamp       string `json:"timestamp"`
+}
+
+// rootRoot handles GET /.
+func (a *API) rootRoot(w http.ResponseWriter, _ *http.Request, _ *app.Caller) error {
+	root := a.root
+	if root.Features.LiveKit.Nodes == nil {
+		root.Features.LiveKit.Nodes = []VoiceNode{}
+	}
+	return respond(w, root)
+}
+
+// healthz handles GET /healthz: 200 when the store answers.
+func (a *API) healthz(w http.ResponseWriter, r *http.Request, _ *app.Caller) error {
+	if err := a.app.Health(r.Context()); err != nil {
+		a.log.ErrorContext(r.Context(), "health check", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return nil
+	}
+	return respond(w, map[string]string{"status": "ok"})
+}

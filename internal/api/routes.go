@@ -1,0 +1,13 @@
+package api
+
+import "net/http"
+
+// routes is the route table, grouped like the contract's tags.
+func (a *API) routes(mux *http.ServeMux) {
+	// Core
+	mux.Handle("GET /{$}", a.public(a.rootRoot))
+	mux.Handle("GET /healthz", a.public(a.healthz))
+	mux.Handle("GET /openapi.json", a.public(a.openAPI))
+	mux.Handle("GET /swagger", a.public(a.swagger))
+	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
+}

@@ -1,0 +1,106 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+)
+
+func TestNewIDIsMonotonicULID(t *testing.T) {
+	prev := NewID()
+	for range 1000 {
+		id := NewID()
+		if !id.Valid() || id <= prev {
+			t.Fatalf("id %s after %s: valid=%v", id, prev, id.Valid())
+		}
+		prev = id
+	}
+	if d := time.Since(prev.Time()); d < 0 || d > time.Minute {
+		t.Errorf("id time off by %v", d)
+	}
+	for _, bad := range []ID{"", "x", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01arz3ndektsv4rrffq69g5fav", "81ARZ3NDEKTSV4RRFFQ69G5FAV"} {
+		if bad.Valid() {
+			t.Errorf("%q is valid", bad)
+		}
+	}
+	if !SystemID.Valid() {
+		t.Error("system id invalid")
+	}
+}
+
+func TestNewToken(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9_-]{64}$`)
+	seen := map[string]bool{}
+	for range 100 {
+		tok := NewToken(64)
+		if !re.MatchString(tok) || seen[tok] {
+			t.Fatalf("token %q", tok)
+		}
+		seen[tok] = true
+	}
+	if len(NewToken(42)) != 42 {
+		t.Error("length 42")
+	}
+}
+
+func TestTimeJSON(t *testing.T) {
+	ts := TimeFromMillis(1735787045678)
+	b, err := json.Marshal(ts)
+	if err != nil || string(b) != `"2025-01-02T03:04:05.678Z"` {
+		t.Fatalf("marshal = %s %v", b, err)
+	}
+	zeroMs, _ := json.Marshal(TimeFromMillis(1735787045000))
+	if string(zeroMs) != `"2025-01-02T03:04:05.000Z"` {
+		t.Errorf("whole seconds = %s, want exactly three fraction digits", zeroMs)
+	}
+	for _, in := range []string{`"2025-01-02T03:04:05.678Z"`, `"2025-01-02T04:04:05.678+01:00"`, `1735787045678`} {
+		var got Time
+		if err := json.Unmarshal([]byte(in), &got); err != nil || !got.Equal(ts.Time) {
+			t.Errorf("unmarshal %s = %v %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{`"yesterday"`, `true`, `1.5`} {
+		var got Time
+		if err := json.Unmarshal([]byte(bad), &got); err == nil {
+			t.Errorf("unmarshal %s succeeded", bad)
+		}
+	}
+}
+
+func TestErrorBody(t *testing.T) {
+	b, _ := json.Marshal(ErrTooManyAttachments(5))
+	if string(b) != `{"max":5,"type":"TooManyAttachments"}` {
+		t.Errorf("body = %s", b)
+	}
+	b, _ = json.Marshal(ErrMissingPermission("SendMessage"))
+	if string(b) != `{"permission":"SendMessage","type":"MissingPermission"}` {
+		t.Errorf("body = %s", b)
+	}
+	wrapped := ErrNotFound.Wrap(errors.New("store: not found"))
+	if !errors.Is(wrapped, ErrNotFound) || errors.Is(wrapped, ErrUnknownUser) {
+		t.Error("Is compares by type")
+	}
+	b, _ = json.Marshal(wrapped)
+	if string(b) != `{"type":"NotFound"}` {
+		t.Errorf("cause leaked into body: %s", b)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	if err := CheckLength("name", "ab", 2, 32); err != nil {
+		t.Error(err)
+	}
+	if err := CheckLength("name", "ü", 2, 32); err == nil {
+		t.Error("one character passed a minimum of 2")
+	}
+	if err := CheckLength("name", "üüü", 1, 3); err != nil {
+		t.Errorf("characters, not bytes: %v", err)
+	}
+	err := CheckEnum("sort", "Up", "Latest", "Oldest")
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Status != 422 {
+		t.Errorf("enum error = %v", err)
+	}
+}

@@ -1,0 +1,233 @@
+// Package server assembles one Ermine node from its configuration: it
+// opens the store, the event bus and the rate limiter the configuration
+// names, builds the app and the transports, and serves them on one port.
+// cmd/ermine and the whole-server tests are its only users.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	goredis "github.com/redis/go-redis/v9"
+
+	"ermine/internal/api"
+	"ermine/internal/app"
+	"ermine/internal/config"
+	"ermine/internal/pubsub"
+	"ermine/internal/pubsub/inproc"
+	"ermine/internal/pubsub/nats"
+	"ermine/internal/pubsub/redis"
+	"ermine/internal/ratelimit"
+	"ermine/internal/store"
+	"ermine/internal/store/postgres"
+	"ermine/internal/store/sqlite"
+)
+
+// Version is Ermine's version, reported by GET / and the file service.
+const Version = "0.1.0"
+
+// Server is a running node.
+type Server struct {
+	cfg      config.Config
+	log      *slog.Logger
+	listener net.Listener
+	http     *http.Server
+	store    store.Store
+	bus      pubsub.Bus
+	closers  []func() error // run in reverse order on shutdown
+	done     chan error
+	// App is the node's use cases, for tests that set up state directly.
+	App *app.App
+	// Store is the node's store, for tests that set up state directly.
+	Store store.Store
+}
+
+// Start opens everything the configuration names and starts serving.
+// It returns once the listener is bound; Addr tells where.
+func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Server, err error) {
+	s := &Server{cfg: cfg, log: log, done: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+
+	if s.store, err = openStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	s.Store = s.store
+	s.closers = append(s.closers, s.store.Close)
+
+	if s.bus, err = openBus(cfg); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, s.bus.Close)
+
+	limiter, err := openLimiter(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	s.listener, err = net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	s.closers = append(s.closers, func() error {
+		if err := s.listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		return nil
+	})
+	public := cfg.PublicURLs(s.listener.Addr().String())
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	s.App = app.New(app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits)})
+	apiHandler := api.New(api.Options{
+		App: s.App, Limiter: limiter, Log: log, Registry: reg,
+		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
+	})
+
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", apiHandler)
+
+	s.http = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	go func() { s.done <- s.http.Serve(s.listener) }()
+	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
+		"store", storeName(cfg), "bus", cfg.Bus.Kind)
+	return s, nil
+}
+
+// Addr is the address the node listens on.
+func (s *Server) Addr() string { return s.listener.Addr().String() }
+
+// Done reports the error that stopped serving (nil after Shutdown).
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting requests, waits for the ones in flight until
+// ctx ends, and closes the bus and the store cleanly.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	return errors.Join(err, s.close())
+}
+
+func (s *Server) close() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i]())
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}
+
+func storeName(cfg config.Config) string {
+	if cfg.Database.URL == "" {
+		return "sqlite " + cfg.SQLitePath()
+	}
+	return "postgres"
+}
+
+func openStore(ctx context.Context, cfg config.Config) (store.Store, error) {
+	if cfg.Database.URL == "" {
+		return sqlite.Open(ctx, cfg.SQLitePath())
+	}
+	return postgres.Open(ctx, cfg.Database.URL)
+}
+
+func openBus(cfg config.Config) (pubsub.Bus, error) {
+	switch cfg.Bus.Kind {
+	case config.BusNATS:
+		return nats.Open(cfg.Bus.URL)
+	case config.BusRedis:
+		return redis.Open(cfg.Bus.URL)
+	}
+	return inproc.New(0), nil
+}
+
+// openLimiter shares rate limits through Redis when the nodes already
+// share a Redis bus, and keeps them in memory otherwise.
+func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
+	if cfg.Bus.Kind == config.BusRedis {
+		opt, err := goredis.ParseURL(cfg.Bus.URL)
+		if err != nil {
+			return nil, fmt.Errorf("bus.url: %w", err)
+		}
+		return ratelimit.NewRedis(goredis.NewClient(opt), "ermine:rl:"), nil
+	}
+	return ratelimit.NewMemory(nil), nil
+}
+
+func appLimits(l config.Limits) app.Limits {
+	user := func(u config.UserLimits) app.UserLimits {
+		return app.UserLimits{OutgoingFriendRequests: u.OutgoingFriendRequests, Bots: u.Bots,
+			MessageLength: u.MessageLength, MessageAttachments: u.MessageAttachments, Servers: u.Servers}
+	}
+	return app.Limits{
+		NewUserAge: time.Duration(l.NewUserHours) * time.Hour,
+		Default:    user(l.Default), NewUser: user(l.NewUser),
+		GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds, MessageReplies: l.MessageReplies,
+		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
+		ServerChannels: l.ServerChannels,
+	}
+}
+
+// rootObject builds GET / from the configuration and public URLs.
+func rootObject(cfg config.Config, public config.Public) api.Root {
+	var nodes []api.VoiceNode
+	for _, n := range cfg.Voice.Nodes {
+		nodes = append(nodes, api.VoiceNode{Name: n.Name, Lat: n.Lat, Lon: n.Lon, PublicURL: n.PublicURL})
+	}
+	return api.Root{
+		Revolt: "0.8.9",
+		Features: api.Features{
+			Captcha:    api.CaptchaFeature{Enabled: cfg.Captcha.Enabled(), Key: cfg.Captcha.HCaptchaKey},
+			Email:      cfg.Email.Enabled(),
+			InviteOnly: cfg.Registration.InviteOnly,
+			Autumn:     api.Feature{Enabled: true, URL: public.FilesURL},
+			// Link previews (january) are not served by this version.
+			January: api.Feature{Enabled: false, URL: ""},
+			LiveKit: api.VoiceFeature{Enabled: cfg.Voice.Enabled, Nodes: nodes},
+		},
+		WS:    public.EventsURL,
+		App:   public.AppURL,
+		VAPID: cfg.Push.VAPIDPublicKey,
+		Build: buildInfo(),
+	}
+}
+
+// buildInfo reads the version control facts the Go toolchain stamped.
+func buildInfo() api.BuildInfo {
+	b := api.BuildInfo{CommitSHA: "unknown", CommitTimestamp: "unknown", Semver: Version,
+		OriginURL: "unknown", Timestamp: "unknown"}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.CommitSHA = s.Value
+		case "vcs.time":
+			b.CommitTimestamp = s.Value
+			b.Timestamp = s.Value
+		}
+	}
+	return b
+}
