@@ -74,6 +74,8 @@ type Deps struct {
 	Limits Limits
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Online tells whether a user is connected; nobody is when nil.
+	Online Online
 }
 
 // App runs the use cases.
@@ -83,6 +85,7 @@ type App struct {
 	log    *slog.Logger
 	limits Limits
 	now    func() time.Time
+	online Online
 }
 
 // New returns an App over its dependencies.
@@ -93,7 +96,10 @@ func New(d Deps) *App {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now}
+	if d.Online == nil {
+		d.Online = func(chat.ID) bool { return false }
+	}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online}
 }
 
 // Health checks the store can be reached.
