@@ -49,6 +49,8 @@ type Server struct {
 	App *app.App
 	// Store is the node's store, for tests that set up state directly.
 	Store store.Store
+	// Bus is the node's event bus, for tests that watch events.
+	Bus pubsub.Bus
 }
 
 // Start opens everything the configuration names and starts serving.
@@ -71,6 +73,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		return nil, err
 	}
 	s.closers = append(s.closers, s.bus.Close)
+	s.Bus = s.bus
 
 	limiter, err := openLimiter(cfg)
 	if err != nil {
