@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ermine/internal/chat"
+	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/store"
 )
@@ -74,6 +75,8 @@ type Deps struct {
 	Limits Limits
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Presence tracks connected users; an in-process tracker when nil.
+	Presence presence.Tracker
 }
 
 // App runs the use cases.
@@ -83,6 +86,7 @@ type App struct {
 	log    *slog.Logger
 	limits Limits
 	now    func() time.Time
+	online presence.Tracker
 }
 
 // New returns an App over its dependencies.
@@ -93,7 +97,10 @@ func New(d Deps) *App {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now}
+	if d.Presence == nil {
+		d.Presence = presence.NewMemory()
+	}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence}
 }
 
 // Health checks the store can be reached.
