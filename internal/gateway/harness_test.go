@@ -383,3 +383,20 @@ func list(p map[string]any, key string) []any {
 func isClosedError(err error) bool {
 	return err != nil && (errors.Is(err, context.Canceled) || websocket.CloseStatus(err) != -1 || strings.Contains(err.Error(), "EOF"))
 }
+
+func jsonOf(v any) ([]byte, error)          { return json.Marshal(v) }
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// nothingAll checks that none of the clients receives a packet for a
+// moment, waiting once for all of them.
+func nothingAll(t *testing.T, clients ...*client) {
+	t.Helper()
+	time.Sleep(quiet)
+	for _, cl := range clients {
+		select {
+		case f := <-cl.frames:
+			t.Fatalf("unexpected packet %v", cl.decode(f))
+		default:
+		}
+	}
+}

@@ -46,7 +46,7 @@ type wireMeta struct {
 	ID          json.RawMessage            `json:"id"`
 	UnderID     chat.ID                    `json:"_id"`
 	ChannelType string                     `json:"channel_type"`
-	Server      chat.ID                    `json:"server"`
+	Server      json.RawMessage            `json:"server"` // an id, or a Server in ServerCreate
 	Recipients  []chat.ID                  `json:"recipients"`
 	User        json.RawMessage            `json:"user"`
 	RoleID      chat.ID                    `json:"role_id"`
@@ -96,7 +96,7 @@ func readIncoming(msg []byte) (*incoming, bool) {
 		return nil, false
 	}
 	m := &meta{
-		ID: w.UnderID, ChannelType: w.ChannelType, Server: w.Server, Recipients: w.Recipients,
+		ID: w.UnderID, ChannelType: w.ChannelType, Recipients: w.Recipients,
 		RoleID: w.RoleID, Data: w.Data, Clear: w.Clear, Status: w.Status,
 		EventType: w.EventType, SessionID: w.SessionID, Exclude: w.Exclude, UserID: w.UserID,
 	}
@@ -106,6 +106,11 @@ func readIncoming(msg []byte) (*incoming, bool) {
 				return nil, false
 			}
 		} else if err := json.Unmarshal(w.ID, &m.ID); err != nil {
+			return nil, false
+		}
+	}
+	if len(w.Server) > 0 && w.Server[0] == '"' {
+		if err := json.Unmarshal(w.Server, &m.Server); err != nil {
 			return nil, false
 		}
 	}
