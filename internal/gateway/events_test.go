@@ -15,6 +15,7 @@ import (
 // publishes it on and checks who receives it: a member who sees the
 // channel, a member who does not, and a stranger.
 func TestEventFamilies(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, gateway.Options{})
 	owner, ownerToken := h.user("owner")
 	member, memberToken := h.user("member")
@@ -27,7 +28,7 @@ func TestEventFamilies(t *testing.T) {
 
 	clients := map[string]*client{}
 	for _, c := range []struct{ name, token string }{{"owner", ownerToken}, {"member", memberToken}, {"stranger", strangerToken}} {
-		cl, _ := h.connect(c.token, "json")
+		cl, _ := h.connect(t, c.token, "json")
 		cl.expect("UserUpdate") // own presence
 		clients[c.name] = cl
 	}
@@ -92,13 +93,14 @@ func TestEventFamilies(t *testing.T) {
 // TestServerJoinAndLeave follows a server the user joins while connected
 // and stops when they leave.
 func TestServerJoinAndLeave(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, gateway.Options{})
 			owner, _ := h.user("owner")
 			me, token := h.user("me")
 			s, general := h.server(owner.ID)
-			cl, _ := h.connect(token, format)
+			cl, _ := h.connect(t, token, format)
 			cl.expect("UserUpdate")
 			message(h, general.ID, owner.ID, "before")
 			cl.nothing()
@@ -126,11 +128,12 @@ func TestServerJoinAndLeave(t *testing.T) {
 // TestPrivateChannelsAndRelationships follows new DMs and groups, group
 // members and related users.
 func TestPrivateChannelsAndRelationships(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, gateway.Options{})
 	me, token := h.user("me")
 	other, _ := h.user("other")
 	third, _ := h.user("third")
-	cl, _ := h.connect(token, "json")
+	cl, _ := h.connect(t, token, "json")
 	cl.expect("UserUpdate")
 
 	t.Run("relationship follows the other user", func(t *testing.T) {
@@ -186,16 +189,17 @@ func TestPrivateChannelsAndRelationships(t *testing.T) {
 // TestSessionEvents forwards Auth events to the user's other sessions
 // and logs out the sessions they delete.
 func TestSessionEvents(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, gateway.Options{})
 			me, tokenA := h.user("me")
 			tokenB := h.session(me.ID)
 			tokenC := h.session(me.ID)
-			a, _ := h.connect(tokenA, format)
+			a, _ := h.connect(t, tokenA, format)
 			a.expect("UserUpdate")
-			b, _ := h.connect(tokenB, format)
-			c, _ := h.connect(tokenC, format)
+			b, _ := h.connect(t, tokenB, format)
+			c, _ := h.connect(t, tokenC, format)
 
 			h.publish(chat.AuthEvent{Type: chat.EvAuth, EventType: chat.AuthDeleteSession, UserID: me.ID, SessionID: h.sessionOf(tokenA).ID}, event.Private(me.ID))
 			a.expect("Logout")

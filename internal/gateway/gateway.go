@@ -155,6 +155,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this is the events WebSocket: connect with a WebSocket client", http.StatusUpgradeRequired)
 		return
 	}
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
 	q := r.URL.Query()
 	c := &conn{
 		g:        g,

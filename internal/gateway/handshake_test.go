@@ -16,6 +16,7 @@ var formats = []string{"json", "msgpack"}
 // TestStateTable drives every row of the seed's state table for the
 // events connection, in both formats.
 func TestStateTable(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, gateway.Options{})
@@ -25,14 +26,14 @@ func TestStateTable(t *testing.T) {
 			_, botToken := h.bot("robot", alice.ID)
 
 			t.Run("URL token", func(t *testing.T) {
-				cl, ready := h.connect(token, format)
+				cl, ready := h.connect(t, token, format)
 				if users := list(ready, "users"); len(users) != 1 || str(users[0].(map[string]any), "_id") != string(alice.ID) {
 					t.Errorf("ready users = %v", users)
 				}
 				cl.c.Close(websocket.StatusNormalClosure, "")
 			})
 			t.Run("Authenticate packet after ignored packets", func(t *testing.T) {
-				cl := h.dial(url.Values{"format": {format}})
+				cl := h.dial(t, url.Values{"format": {format}})
 				cl.send(map[string]any{"type": "Ping", "data": 1})
 				cl.send(map[string]any{"type": "BeginTyping", "channel": "x"})
 				cl.send(map[string]any{"type": "Nonsense"})
@@ -42,7 +43,7 @@ func TestStateTable(t *testing.T) {
 				cl.expect("Ready")
 			})
 			t.Run("bot token", func(t *testing.T) {
-				cl, ready := h.connect(botToken, format)
+				cl, ready := h.connect(t, botToken, format)
 				users := list(ready, "users")
 				self := users[len(users)-1].(map[string]any)
 				if str(self, "username") != "robot" || str(self, "relationship") != "User" {
@@ -67,7 +68,7 @@ func TestStateTable(t *testing.T) {
 					if !tc.packet {
 						q.Set("token", tc.token)
 					}
-					cl := h.dial(q)
+					cl := h.dial(t, q)
 					if tc.packet {
 						cl.send(map[string]any{"type": "Authenticate", "token": tc.token})
 					}
@@ -79,7 +80,7 @@ func TestStateTable(t *testing.T) {
 				})
 			}
 			t.Run("second Authenticate", func(t *testing.T) {
-				cl, _ := h.connect(token, format)
+				cl, _ := h.connect(t, token, format)
 				cl.send(map[string]any{"type": "Authenticate", "token": token})
 				p := cl.expect("Error")
 				if str(p, "data", "type") != "AlreadyAuthenticated" {
@@ -90,7 +91,7 @@ func TestStateTable(t *testing.T) {
 				cl.expect("Pong")
 			})
 			t.Run("session deleted", func(t *testing.T) {
-				cl, _ := h.connect(token, format)
+				cl, _ := h.connect(t, token, format)
 				se := h.sessionOf(token)
 				h.publish(chat.AuthEvent{Type: chat.EvAuth, EventType: chat.AuthDeleteSession, UserID: alice.ID, SessionID: se.ID}, event.Private(alice.ID))
 				cl.expect("Logout")
@@ -98,7 +99,7 @@ func TestStateTable(t *testing.T) {
 			})
 			t.Run("bot token reset", func(t *testing.T) {
 				botUser, _ := h.store.FetchBotByToken(t.Context(), botToken)
-				cl, _ := h.connect(botToken, format)
+				cl, _ := h.connect(t, botToken, format)
 				h.publish(chat.TypeOnly{Type: chat.EvLogout}, event.Private(botUser.ID))
 				cl.expect("Logout")
 				cl.mustCloseWith(websocket.StatusNormalClosure)

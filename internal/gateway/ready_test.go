@@ -60,11 +60,12 @@ func ids(l []any, key string) map[string]map[string]any {
 }
 
 func TestReadyContents(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, gateway.Options{})
 			w := newReadyWorld(t, h)
-			_, ready := h.connect(w.token, format)
+			_, ready := h.connect(t, w.token, format)
 
 			for _, key := range []string{"users", "servers", "channels", "members", "emojis", "voice_states", "policy_changes"} {
 				if _, ok := ready[key].([]any); !ok {
@@ -144,6 +145,7 @@ func TestReadyContents(t *testing.T) {
 }
 
 func TestReadySections(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, gateway.Options{})
 	w := newReadyWorld(t, h)
 	for _, tc := range []struct {
@@ -156,7 +158,7 @@ func TestReadySections(t *testing.T) {
 		{"comma list", []string{"ready", "servers,emojis"}, []string{"servers", "emojis"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ready := h.connect(w.token, "json", tc.query...)
+			_, ready := h.connect(t, w.token, "json", tc.query...)
 			got := map[string]bool{}
 			for k := range ready {
 				if k != "type" {

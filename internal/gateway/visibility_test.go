@@ -51,6 +51,7 @@ func equal(a, b []string) bool {
 // roles, a role's permissions, a channel override and the server default,
 // in both formats.
 func TestVisibilityChanges(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, gateway.Options{})
@@ -69,7 +70,7 @@ func TestVisibilityChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			member := h.join(s.ID, me.ID)
-			cl, ready := h.connect(token, format)
+			cl, ready := h.connect(t, token, format)
 			cl.expect("UserUpdate") // own presence
 			if _, ok := ids(list(ready, "channels"), "")[string(secret.ID)]; ok {
 				t.Fatal("secret channel visible before the role")
