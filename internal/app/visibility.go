@@ -49,6 +49,43 @@ func (a *App) ViewServer(ctx context.Context, user *chat.User, server chat.ID) (
 	return v, nil
 }
 
+// ServerState is a server with its channels, as stored at one moment. The
+// gateway loads it once per event that can change what members see, and
+// asks VisibleChannels for each connected member.
+type ServerState struct {
+	// Server is nil when the server does not exist (any more).
+	Server   *chat.Server
+	Channels []*chat.Channel
+}
+
+// LoadServerState returns server and its channels as stored now.
+func (a *App) LoadServerState(ctx context.Context, server chat.ID) (*ServerState, error) {
+	s, err := a.store.FetchServer(ctx, server)
+	if errors.Is(err, store.ErrNotFound) {
+		return &ServerState{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fetch server %s: %w", server, err)
+	}
+	channels, err := a.store.FetchServerChannels(ctx, server)
+	if err != nil {
+		return nil, fmt.Errorf("fetch channels of %s: %w", server, err)
+	}
+	return &ServerState{Server: s, Channels: channels}, nil
+}
+
+// VisibleChannels returns the channels of st that user, a member holding
+// roles, may view. It does no I/O. A member's timeout never hides a
+// channel (timed-out members keep ViewChannel), so roles are all it needs
+// of the membership.
+func (a *App) VisibleChannels(user *chat.User, st *ServerState, roles []chat.ID) []*chat.Channel {
+	if st == nil || st.Server == nil {
+		return nil
+	}
+	m := &chat.Member{ID: chat.MemberID{Server: st.Server.ID, User: user.ID}, Roles: roles}
+	return a.viewableOf(user, st.Server, m, st.Channels)
+}
+
 // viewableOf keeps the channels of s that the member may view.
 func (a *App) viewableOf(user *chat.User, s *chat.Server, m *chat.Member, channels []*chat.Channel) []*chat.Channel {
 	now := a.now()
@@ -63,39 +100,6 @@ func (a *App) viewableOf(user *chat.User, s *chat.Server, m *chat.Member, channe
 		}
 	}
 	return out
-}
-
-// ViewChannel reports whether user may view channel now, with the
-// channel as stored (nil, false when it does not exist). Recipients see
-// their direct messages and groups, owners their SavedMessages; server
-// channels need ViewChannel as a member.
-func (a *App) ViewChannel(ctx context.Context, user *chat.User, channel chat.ID) (*chat.Channel, bool, error) {
-	c, err := a.store.FetchChannel(ctx, channel)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("fetch channel %s: %w", channel, err)
-	}
-	switch c.ChannelType {
-	case chat.ChannelSavedMessages:
-		return c, c.User == user.ID, nil
-	case chat.ChannelDirectMessage, chat.ChannelGroup:
-		return c, c.HasRecipient(user.ID), nil
-	}
-	if !c.IsServerChannel() {
-		return c, false, nil
-	}
-	v, err := a.ViewServer(ctx, user, c.Server)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, vc := range v.Channels {
-		if vc.ID == c.ID {
-			return vc, true, nil
-		}
-	}
-	return c, false, nil
 }
 
 // FollowsUser reports whether viewer's connections follow other's user

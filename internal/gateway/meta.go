@@ -2,11 +2,14 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"ermine/internal/app"
 	"ermine/internal/chat"
 	"ermine/internal/event"
 )
@@ -15,7 +18,13 @@ import (
 // it, decoded once per node however many connections receive it.
 type incoming struct {
 	frame *event.Frame
-	meta  *meta // nil for types routed on the topic alone
+	// state is the server the event is about, loaded by the first
+	// connection that needs it and shared by the others.
+	stateOnce sync.Once
+	state     *app.ServerState
+	stateErr  error
+
+	meta *meta // nil for types routed on the topic alone
 	// eventID identifies a UserUpdate that was published on several
 	// topics, so a connection following more than one of them gets it
 	// once. Empty when the publisher gave none.
@@ -173,3 +182,10 @@ func (m *meta) clears(fields ...string) bool {
 
 // msgpackNil is the msgpack encoding of nil.
 const msgpackNil = 0xc0
+
+// serverState returns the stored state of the server the event concerns,
+// loading it once for every connection of this node.
+func (in *incoming) serverState(ctx context.Context, a *app.App, server chat.ID) (*app.ServerState, error) {
+	in.stateOnce.Do(func() { in.state, in.stateErr = a.LoadServerState(ctx, server) })
+	return in.state, in.stateErr
+}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -124,7 +125,7 @@ func (c *conn) routeServer(server chat.ID, in *incoming) []byte {
 		if m == nil {
 			return nil
 		}
-		return c.channelChanged(m, in)
+		return c.channelChanged(server, m, in)
 	case chat.EvChannelDelete:
 		if m == nil || !c.sees(m.ID) {
 			return nil
@@ -132,7 +133,7 @@ func (c *conn) routeServer(server chat.ID, in *incoming) []byte {
 		c.forgetChannel(m.ID)
 	case chat.EvServerUpdate:
 		if m != nil && m.has("default_permissions", "owner") {
-			return c.recompute(server, in)
+			return c.recompute(server, in, c.roles(server))
 		}
 	case chat.EvServerDelete:
 		c.leaveServer(server)
@@ -142,19 +143,26 @@ func (c *conn) routeServer(server chat.ID, in *incoming) []byte {
 		}
 	case chat.EvServerMemberUpdate:
 		if m != nil && m.Member.User == me && (m.has("roles") || m.clears("Roles")) {
-			return c.recompute(server, in)
+			var roles []chat.ID
+			if !m.clears("Roles") {
+				if err := json.Unmarshal(m.Data["roles"], &roles); err != nil {
+					return c.raw(in)
+				}
+			}
+			return c.recompute(server, in, roles)
 		}
 	case chat.EvServerRoleUpdate:
 		if m != nil && m.has("permissions", "rank") && c.holds(server, m.RoleID) {
-			return c.recompute(server, in)
+			return c.recompute(server, in, c.roles(server))
 		}
 	case chat.EvServerRoleDelete:
 		if m != nil && c.holds(server, m.RoleID) {
-			return c.recompute(server, in)
+			roles := slices.DeleteFunc(c.roles(server), func(r chat.ID) bool { return r == m.RoleID })
+			return c.recompute(server, in, roles)
 		}
 	case chat.EvServerRoleRanksUpdate:
 		if c.holds(server, "") {
-			return c.recompute(server, in)
+			return c.recompute(server, in, c.roles(server))
 		}
 	case chat.EvUserUpdate:
 		return c.dedupe(in)
@@ -172,7 +180,10 @@ func (c *conn) routeChannel(channel chat.ID, in *incoming) []byte {
 		if m == nil {
 			return nil
 		}
-		return c.channelChanged(m, in)
+		c.mu.RLock()
+		server := c.channels[channel]
+		c.mu.RUnlock()
+		return c.channelChanged(server, m, in)
 	case chat.EvChannelGroupJoin:
 		if m != nil && m.User != c.me() {
 			c.followUser(m.User)
@@ -220,6 +231,28 @@ func (c *conn) holds(server, role chat.ID) bool {
 	return slices.Contains(roles, role)
 }
 
+// roles returns a copy of the roles the user holds on server.
+func (c *conn) roles(server chat.ID) []chat.ID {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Clone(c.servers[server])
+}
+
+// visibleNow returns the channels of server the user may view with roles,
+// from the server's state loaded once for the event.
+func (c *conn) visibleNow(server chat.ID, in *incoming, roles []chat.ID) (map[chat.ID]*chat.Channel, bool) {
+	st, err := in.serverState(c.g.ctx, c.g.app, server)
+	if err != nil {
+		c.g.log.Error("events: load server", "server", server, "err", err)
+		return nil, false
+	}
+	out := make(map[chat.ID]*chat.Channel)
+	for _, ch := range c.g.app.VisibleChannels(c.caller.User, st, roles) {
+		out[ch.ID] = ch
+	}
+	return out, true
+}
+
 // dedupe drops a UserUpdate this connection already received on another
 // topic (presence goes to every server of the user and to the user).
 func (c *conn) dedupe(in *incoming) []byte {
@@ -256,67 +289,60 @@ func (c *conn) channelAppeared(m *meta, in *incoming) []byte {
 		}
 		return c.raw(in)
 	}
-	ch, ok, err := c.g.app.ViewChannel(c.g.ctx, c.caller.User, m.ID)
-	if err != nil {
-		c.g.log.Error("events: check channel visibility", "channel", m.ID, "err", err)
+	if !c.isMember(m.Server) {
 		return nil
 	}
-	if !ok || !c.isMember(ch.Server) {
+	visible, ok := c.visibleNow(m.Server, in, c.roles(m.Server))
+	if !ok || visible[m.ID] == nil {
 		return nil
 	}
-	c.addChannel(ch.ID, ch.Server)
+	c.addChannel(m.ID, m.Server)
 	return c.raw(in)
 }
 
-// channelChanged handles ChannelUpdate. An update of a server channel's
-// permissions may show or hide it: the update then becomes ChannelCreate
-// or ChannelDelete (in a Bulk, like every visibility rewrite).
-func (c *conn) channelChanged(m *meta, in *incoming) []byte {
+// channelChanged handles ChannelUpdate of a channel of server (empty for
+// private channels). An update of a server channel's permissions may show
+// or hide it: the update then becomes ChannelCreate or ChannelDelete (in a
+// Bulk, like every visibility rewrite).
+func (c *conn) channelChanged(server chat.ID, m *meta, in *incoming) []byte {
 	c.mu.RLock()
-	server, visible := c.channels[m.ID]
+	_, visible := c.channels[m.ID]
 	c.mu.RUnlock()
-	if visible && server == "" {
-		return c.raw(in) // DMs and groups stay visible to their recipients
+	if server == "" || !m.has("default_permissions", "role_permissions") && !m.clears("DefaultPermissions", "RolePermissions") {
+		if visible {
+			return c.raw(in) // DMs and groups stay visible to their recipients
+		}
+		return nil
 	}
-	if !m.has("default_permissions", "role_permissions") && !m.clears("DefaultPermissions", "RolePermissions") {
+	now, ok := c.visibleNow(server, in, c.roles(server))
+	if !ok {
 		if visible {
 			return c.raw(in)
 		}
 		return nil
 	}
-	ch, ok, err := c.g.app.ViewChannel(c.g.ctx, c.caller.User, m.ID)
-	if err != nil {
-		c.g.log.Error("events: check channel visibility", "channel", m.ID, "err", err)
-		if visible {
-			return c.raw(in)
-		}
-		return nil
-	}
+	ch := now[m.ID]
 	switch {
-	case visible && ok:
+	case visible && ch != nil:
 		return c.raw(in)
 	case visible:
 		c.forgetChannel(m.ID)
 		return c.bulk([][]byte{c.mustEncode(chat.IDEvent{Type: chat.EvChannelDelete, ID: m.ID})})
-	case ok && c.isMember(ch.Server):
-		c.addChannel(ch.ID, ch.Server)
+	case ch != nil:
+		c.addChannel(ch.ID, server)
 		return c.bulk([][]byte{c.mustEncode(chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch})})
 	}
 	return nil
 }
 
-// recompute asks the app which channels of server the user sees now and
-// turns the differences into ChannelDelete and ChannelCreate packets sent
-// in a Bulk before the event that caused them.
-func (c *conn) recompute(server chat.ID, in *incoming) []byte {
-	v, err := c.g.app.ViewServer(c.g.ctx, c.caller.User, server)
-	if err != nil {
-		c.g.log.Error("events: recompute visibility", "server", server, "err", err)
+// recompute works out which channels of server the user sees now, holding
+// roles, and turns the differences into ChannelDelete and ChannelCreate
+// packets sent in a Bulk before the event that caused them. The server's
+// state is loaded once per event for every connection.
+func (c *conn) recompute(server chat.ID, in *incoming, roles []chat.ID) []byte {
+	now, ok := c.visibleNow(server, in, roles)
+	if !ok {
 		return c.raw(in)
-	}
-	now := make(map[chat.ID]*chat.Channel, len(v.Channels))
-	for _, ch := range v.Channels {
-		now[ch.ID] = ch
 	}
 	var removed []chat.ID
 	var added []*chat.Channel
@@ -327,22 +353,21 @@ func (c *conn) recompute(server chat.ID, in *incoming) []byte {
 			delete(c.channels, id)
 		}
 	}
-	for _, ch := range v.Channels {
-		if _, ok := c.channels[ch.ID]; !ok {
+	for id, ch := range now {
+		if _, ok := c.channels[id]; !ok {
 			added = append(added, ch)
-			c.channels[ch.ID] = server
+			c.channels[id] = server
 		}
 	}
-	if v.Member != nil {
-		if _, ok := c.servers[server]; ok {
-			c.servers[server] = slices.Clone(v.Member.Roles)
-		}
+	if _, ok := c.servers[server]; ok {
+		c.servers[server] = roles
 	}
 	c.mu.Unlock()
 	if len(removed) == 0 && len(added) == 0 {
 		return c.raw(in)
 	}
 	slices.Sort(removed)
+	slices.SortFunc(added, func(a, b *chat.Channel) int { return strings.Compare(string(a.ID), string(b.ID)) })
 	items := make([][]byte, 0, len(removed)+len(added)+1)
 	topics := make([]string, 0, len(removed))
 	for _, id := range removed {
