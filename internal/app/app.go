@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ermine/internal/chat"
+	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/store"
 )
@@ -74,8 +75,8 @@ type Deps struct {
 	Limits Limits
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Online tells whether a user is connected; nobody is when nil.
-	Online Online
+	// Presence tracks connected users; an in-process tracker when nil.
+	Presence presence.Tracker
 }
 
 // App runs the use cases.
@@ -85,7 +86,7 @@ type App struct {
 	log    *slog.Logger
 	limits Limits
 	now    func() time.Time
-	online Online
+	online presence.Tracker
 }
 
 // New returns an App over its dependencies.
@@ -96,10 +97,10 @@ func New(d Deps) *App {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	if d.Online == nil {
-		d.Online = func(chat.ID) bool { return false }
+	if d.Presence == nil {
+		d.Presence = presence.NewMemory()
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence}
 }
 
 // Health checks the store can be reached.

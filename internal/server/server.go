@@ -22,6 +22,7 @@ import (
 	"ermine/internal/api"
 	"ermine/internal/app"
 	"ermine/internal/config"
+	"ermine/internal/gateway"
 	"ermine/internal/pubsub"
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/pubsub/nats"
@@ -43,6 +44,7 @@ type Server struct {
 	http     *http.Server
 	store    store.Store
 	bus      pubsub.Bus
+	gateway  *gateway.Gateway
 	closers  []func() error // run in reverse order on shutdown
 	done     chan error
 	// App is the node's use cases, for tests that set up state directly.
@@ -101,8 +103,17 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
 	})
 
+	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
+		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket})
+	if err != nil {
+		return nil, err
+	}
+	s.gateway = gw
+
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/events", gw)
+	mux.Handle("/events/", gw)
 	mux.Handle("/", apiHandler)
 
 	s.http = &http.Server{
@@ -127,8 +138,11 @@ func (s *Server) Done() <-chan error { return s.done }
 // Shutdown stops accepting requests, waits for the ones in flight until
 // ctx ends, and closes the bus and the store cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// Hijacked WebSocket connections are not tracked by http.Server:
+	// the gateway closes them with a going-away frame so clients reconnect.
+	gwErr := s.gateway.Shutdown(ctx)
 	err := s.http.Shutdown(ctx)
-	return errors.Join(err, s.close())
+	return errors.Join(gwErr, err, s.close())
 }
 
 func (s *Server) close() error {
