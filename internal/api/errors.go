@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
@@ -86,7 +87,26 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// routes; everywhere else it is not authenticated.
 		ce = chat.ErrNotAuthenticated
 	}
-	writeJSON(w, status, ce)
+	writeJSON(w, status, located(r, ce))
+}
+
+// located is the body of an error: the contract's Error carries a
+// location, here the route that failed (behaviour.md §5). Account routes
+// (/auth/...) answer in the Authifier shape, which has none (§9.4).
+func located(r *http.Request, ce *chat.Error) any {
+	if strings.HasPrefix(r.URL.Path, "/auth/") {
+		return ce
+	}
+	loc := r.Pattern
+	if loc == "" {
+		loc = "router"
+	}
+	m := make(map[string]any, len(ce.Fields)+2)
+	for k, v := range ce.Fields {
+		m[k] = v
+	}
+	m["type"], m["location"] = ce.Type, loc
+	return m
 }
 
 // writeJSON writes v as a JSON body with a status.

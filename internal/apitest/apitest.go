@@ -101,7 +101,9 @@ type Request struct {
 	Bot     string // X-Bot-Token
 }
 
-// Do sends a request and reads the whole response.
+// Do sends a request and reads the whole response. The response is
+// checked against the contract (see CheckResponse): a mismatch fails the
+// test.
 func (h *Harness) Do(req Request) *Response {
 	h.t.Helper()
 	var body io.Reader
@@ -140,6 +142,7 @@ func (h *Harness) Do(req Request) *Response {
 	if err != nil {
 		h.t.Fatalf("apitest: read body: %v", err)
 	}
+	CheckResponse(h.t, r, res.StatusCode, res.Header, b)
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}
 }
 
