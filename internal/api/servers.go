@@ -30,6 +30,30 @@ func (a *API) routesServers(mux *http.ServeMux) {
 	mux.Handle("PATCH /servers/{target}/roles/{role}", a.user(a.editRole))
 	mux.Handle("DELETE /servers/{target}/roles/{role}", a.user(a.deleteRole))
 
+	// Members and bans
+	mux.Handle("GET /servers/{target}/members", a.user(a.fetchMembers))
+	mux.Handle("GET /servers/{target}/members_experimental_query", a.user(a.queryMembers))
+	mux.Handle("GET /servers/{target}/members/{member}", a.user(a.fetchMember))
+	mux.Handle("PATCH /servers/{target}/members/{member}", a.user(a.editMember))
+	mux.Handle("DELETE /servers/{target}/members/{member}", a.user(a.kickMember))
+	mux.Handle("GET /servers/{target}/bans", a.user(a.fetchBans))
+	mux.Handle("PUT /servers/{target}/bans/{user}", a.user(a.banUser))
+	mux.Handle("DELETE /servers/{target}/bans/{user}", a.user(a.unbanUser))
+
+	// Invites
+	mux.Handle("GET /servers/{target}/invites", a.user(a.fetchServerInvites))
+	mux.Handle("POST /channels/{target}/invites", a.user(a.createInvite))
+	mux.Handle("GET /invites/{target}", a.public(a.fetchInvite))
+	mux.Handle("POST /invites/{target}", a.user(a.joinInvite))
+	mux.Handle("DELETE /invites/{target}", a.user(a.deleteInvite))
+
+	// Emoji
+	mux.Handle("GET /servers/{target}/emojis", a.user(a.fetchServerEmojis))
+	mux.Handle("GET /server/{target}/emojis", a.user(a.fetchServerEmojis))
+	mux.Handle("PUT /custom/emoji/{id}", a.user(a.createEmoji))
+	mux.Handle("GET /custom/emoji/{id}", a.public(a.fetchEmoji))
+	mux.Handle("DELETE /custom/emoji/{id}", a.user(a.deleteEmoji))
+
 	// Channels
 	mux.Handle("GET /channels/{target}", a.user(a.fetchChannel))
 	mux.Handle("PATCH /channels/{target}", a.user(a.editChannel))
