@@ -30,6 +30,10 @@ type Harness struct {
 // Option changes the configuration before the node starts.
 type Option func(*config.Config)
 
+// NoRateLimits turns the request rate limits off, for tests that call
+// routes of one bucket more often than a client may.
+func NoRateLimits(c *config.Config) { c.Limits.RateLimits = false }
+
 // Start runs a node for the test and stops it when the test ends.
 func Start(t testing.TB, opts ...Option) *Harness {
 	t.Helper()

@@ -205,6 +205,7 @@ type Limits struct {
 	ServerRoles      int   `toml:"server_roles"`      // roles per server
 	ServerChannels   int   `toml:"server_channels"`   // channels per server
 	BodyBytes        int64 `toml:"body_bytes"`        // largest JSON request body
+	RateLimits       bool  `toml:"rate_limits"`       // apply the per-bucket request rate limits
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -280,6 +281,7 @@ func Default() Config {
 			ServerRoles:      200,
 			ServerChannels:   200,
 			BodyBytes:        1 << 20,
+			RateLimits:       true,
 		},
 		Log: Log{Level: "info", Format: "text"},
 	}

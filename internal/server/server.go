@@ -179,8 +179,12 @@ func openBus(cfg config.Config) (pubsub.Bus, error) {
 }
 
 // openLimiter shares rate limits through Redis when the nodes already
-// share a Redis bus, and keeps them in memory otherwise.
+// share a Redis bus, and keeps them in memory otherwise. With rate limits
+// turned off it returns no limiter at all.
 func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
+	if !cfg.Limits.RateLimits {
+		return nil, nil
+	}
 	if cfg.Bus.Kind == config.BusRedis {
 		opt, err := goredis.ParseURL(cfg.Bus.URL)
 		if err != nil {
