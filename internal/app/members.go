@@ -59,7 +59,7 @@ func (a *App) FetchMembers(ctx context.Context, c *Caller, id chat.ID, excludeOf
 		return nil, dbError("fetch members", err)
 	}
 	if excludeOffline {
-		members = slices.DeleteFunc(members, func(m *chat.Member) bool { return !a.online(m.ID.User) })
+		members = slices.DeleteFunc(members, func(m *chat.Member) bool { return !a.online.Online(m.ID.User) })
 	}
 	list, err := a.memberList(ctx, c.User, members)
 	if err != nil {
