@@ -81,5 +81,35 @@ func loadable(raw []byte) ([]byte, error) {
 		}
 	}
 	fix(v)
+	fixServerWithChannels(v)
 	return json.Marshal(v)
+}
+
+// fixServerWithChannels corrects the contract's FetchServerResponse. With
+// include_channels the reference server flattens the server and adds a
+// second "channels" key holding Channel objects; JSON readers keep the
+// last key, so clients receive channel objects there (revolt.js builds
+// channels from them). The generated schema says strings in both
+// variants; the second variant is rewritten to say Channel objects.
+func fixServerWithChannels(doc any) {
+	schemas, _ := dig(doc, "components", "schemas").(map[string]any)
+	resp, _ := schemas["FetchServerResponse"].(map[string]any)
+	variants, _ := resp["anyOf"].([]any)
+	if len(variants) != 2 {
+		return
+	}
+	if ch, ok := dig(variants[1], "properties", "channels").(map[string]any); ok {
+		ch["items"] = map[string]any{"$ref": "#/components/schemas/Channel"}
+	}
+}
+
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }
