@@ -86,6 +86,8 @@ type App struct {
 	limits Limits
 	now    func() time.Time
 	online Online
+
+	avatars defaultAvatars // drawn on first use
 }
 
 // New returns an App over its dependencies.
