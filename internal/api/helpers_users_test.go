@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -160,3 +161,6 @@ func wantOK(t *testing.T, res *apitest.Response) map[string]any {
 	}
 	return res.Map(t)
 }
+
+// jsonOf encodes v as JSON.
+func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }

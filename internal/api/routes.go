@@ -11,4 +11,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	mux.Handle("GET /swagger", a.public(a.swagger))
 	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
 	a.routesUsers(mux)
+	a.routesGroups(mux)
 }
