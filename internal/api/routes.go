@@ -12,4 +12,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
 	a.routesUsers(mux)
 	a.routesGroups(mux)
+	a.routesBots(mux)
 }
