@@ -98,6 +98,11 @@ func checkRelationshipEvent(t *testing.T, ev *apitest.Events, receiver, other ch
 	if _, ok := u["relations"]; ok {
 		t.Errorf("event leaks the other user's relations: %s", e.Raw)
 	}
+	b, err := jsonOf(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apitest.CheckSchema(t, "User", b)
 }
 
 func TestRelationshipRefusals(t *testing.T) {
