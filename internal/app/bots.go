@@ -297,15 +297,15 @@ func (a *App) InviteBot(ctx context.Context, c *Caller, id chat.ID, dest chat.Bo
 	if err := perm.Require(p, perm.ManageServer); err != nil {
 		return err
 	}
-	return a.joinServer(ctx, sv, botUser)
+	return a.botJoinServer(ctx, sv, botUser)
 }
 
-// joinServer makes user a member of a server, as joining through an
+// botJoinServer makes user a member of a server, as joining through an
 // invite does: refused when banned, already a member or at the server
 // limit; then ServerMemberJoin to the server, ServerCreate (with only the
 // channels the newcomer can see) to the newcomer, and the user_joined
 // system message where the server wants it.
-func (a *App) joinServer(ctx context.Context, sv *chat.Server, user *chat.User) error {
+func (a *App) botJoinServer(ctx context.Context, sv *chat.Server, user *chat.User) error {
 	if _, err := a.store.FetchBan(ctx, sv.ID, user.ID); err == nil {
 		return chat.ErrBanned
 	} else if !errors.Is(err, store.ErrNotFound) {
