@@ -12,4 +12,7 @@ func (a *API) routes(mux *http.ServeMux) {
 	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
 
 	a.routesServers(mux)
+	a.routesUsers(mux)
+	a.routesGroups(mux)
+	a.routesBots(mux)
 }

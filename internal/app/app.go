@@ -87,6 +87,8 @@ type App struct {
 	limits Limits
 	now    func() time.Time
 	online presence.Tracker
+
+	avatars defaultAvatars // drawn on first use
 }
 
 // New returns an App over its dependencies.

@@ -25,8 +25,7 @@ func (a *App) EditChannel(ctx context.Context, c *Caller, id chat.ID, data chat.
 	if ch.IsServerChannel() {
 		return a.editServerChannel(ctx, c, ch.Server, id, data)
 	}
-	// groups and direct messages: app/groups.go
-	return nil, chat.ErrInvalidOperation
+	return a.editGroup(ctx, c, ch, data)
 }
 
 // channelWire maps the removable fields of a channel to their wire names.
@@ -126,8 +125,7 @@ func (a *App) DeleteChannel(ctx context.Context, c *Caller, id chat.ID, leaveSil
 	if ch.IsServerChannel() {
 		return a.deleteServerChannel(ctx, c, ch.Server, id)
 	}
-	// groups and direct messages: app/groups.go
-	return chat.ErrInvalidOperation
+	return a.deleteDirectChannel(ctx, c, ch, leaveSilently)
 }
 
 // deleteServerChannel deletes a server channel (ManageChannel in it) with
@@ -235,8 +233,10 @@ func (a *App) SetChannelDefaultPermissions(ctx context.Context, c *Caller, id ch
 		return nil, lookupError("fetch channel", err)
 	}
 	if !ch.IsServerChannel() {
-		// groups and direct messages: app/groups.go
-		return nil, chat.ErrInvalidOperation
+		if data.Value == nil {
+			return nil, chat.ErrInvalidOperation // a group takes a number
+		}
+		return a.setGroupDefaultPermissions(ctx, c, ch, int64(*data.Value))
 	}
 	if data.Override == nil {
 		return nil, chat.ErrInvalidOperation // a server channel takes {allow, deny}

@@ -153,8 +153,15 @@ func (a *App) JoinInvite(ctx context.Context, c *Caller, code string) (*chat.Inv
 		return nil, err
 	}
 	if inv.Type != chat.InviteServer {
-		// group invites: app/groups.go
-		return nil, chat.ErrInvalidOperation
+		ch, err := a.store.FetchChannel(ctx, inv.Channel)
+		if err != nil {
+			return nil, lookupError("fetch channel", err)
+		}
+		group, users, err := a.joinGroupInvite(ctx, c, ch)
+		if err != nil {
+			return nil, err
+		}
+		return &chat.InviteJoined{Type: chat.InviteGroup, Channel: group, Users: users}, nil
 	}
 	x, err := a.joinServer(ctx, c.User, inv.Server)
 	if err != nil {

@@ -7,6 +7,16 @@ import (
 	"ermine/internal/event"
 )
 
+// System message types written by the server (chat.SystemMessage.Type).
+const (
+	sysUserAdded                 = "user_added"
+	sysUserRemove                = "user_remove"
+	sysChannelRenamed            = "channel_renamed"
+	sysChannelDescriptionChanged = "channel_description_changed"
+	sysChannelIconChanged        = "channel_icon_changed"
+	sysChannelOwnershipChanged   = "channel_ownership_changed"
+)
+
 // systemMessage writes a message of the server itself (author
 // chat.SystemID) into a channel and publishes it to the channel's
 // subscribers.
