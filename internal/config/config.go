@@ -144,6 +144,9 @@ func (e Email) Enabled() bool { return e.Host != "" }
 type Captcha struct {
 	HCaptchaKey    string `toml:"hcaptcha_key"` // site key, given to clients
 	HCaptchaSecret string `toml:"hcaptcha_secret" secret:"true"`
+	// VerifyURL is where answers are checked: hCaptcha's siteverify, or a
+	// compatible service.
+	VerifyURL string `toml:"verify_url"`
 }
 
 // Enabled reports whether captcha answers are checked.
@@ -205,6 +208,9 @@ type Limits struct {
 	ServerRoles      int   `toml:"server_roles"`      // roles per server
 	ServerChannels   int   `toml:"server_channels"`   // channels per server
 	BodyBytes        int64 `toml:"body_bytes"`        // largest JSON request body
+	// RateLimits applies the per-client request rate limits. Off only
+	// behind a proxy that limits requests itself, or in tests.
+	RateLimits bool `toml:"rate_limits"`
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -250,7 +256,8 @@ func Default() Config {
 				Emojis:      500_000,
 			},
 		},
-		Email: Email{Port: 587, TLS: TLSStartTLS},
+		Email:   Email{Port: 587, TLS: TLSStartTLS},
+		Captcha: Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
 		Gateway: Gateway{
 			Keepalive: 60 * time.Second,
 			SendQueue: 256,
@@ -280,6 +287,7 @@ func Default() Config {
 			ServerRoles:      200,
 			ServerChannels:   200,
 			BodyBytes:        1 << 20,
+			RateLimits:       true,
 		},
 		Log: Log{Level: "info", Format: "text"},
 	}

@@ -119,6 +119,10 @@ func (c Config) Validate() error {
 	if (c.Captcha.HCaptchaKey == "") != (c.Captcha.HCaptchaSecret == "") {
 		v.add("captcha.hcaptcha_secret", "must be set together with captcha.hcaptcha_key")
 	}
+	if c.Captcha.Enabled() && c.Captcha.VerifyURL == "" {
+		v.add("captcha.verify_url", "must be set when captcha.hcaptcha_secret is set")
+	}
+	v.url("captcha.verify_url", c.Captcha.VerifyURL, "http", "https")
 
 	if (c.Push.VAPIDPublicKey == "") != (c.Push.VAPIDPrivateKey == "") {
 		v.add("push.vapid_private_key", "must be set together with push.vapid_public_key")
