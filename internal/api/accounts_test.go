@@ -11,14 +11,20 @@ import (
 	"time"
 
 	"ermine/internal/apitest"
+	"ermine/internal/auth"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/event"
 )
 
-// noLimits turns request rate limits off: the auth bucket allows three
-// calls per ten seconds, fewer than one test makes.
-func noLimits(c *config.Config) { c.Limits.RateLimits = false }
+// noLimits turns request rate limits off (the auth bucket allows three
+// calls per ten seconds, fewer than one test makes) and makes password
+// hashes cheap (the race detector makes 19 MiB hashes take a second on a
+// busy machine).
+func noLimits(c *config.Config) {
+	c.Limits.RateLimits = false
+	c.Passwords = config.Passwords{MemoryKiB: 64, Passes: 1}
+}
 
 // startAuth starts a node for account tests.
 func startAuth(t *testing.T, opts ...apitest.Option) *apitest.Harness {
@@ -102,6 +108,7 @@ func wantError(t *testing.T, res *apitest.Response, status int, typ string) map[
 }
 
 func TestAccountLifecycle(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	if email := h.Get("/", "").Map(t)["features"].(map[string]any)["email"]; email != false {
 		t.Errorf("features.email = %v without SMTP", email)
@@ -187,6 +194,7 @@ func TestAccountLifecycle(t *testing.T) {
 }
 
 func TestCreateAccountBadInput(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	for _, tc := range []struct {
 		name   string
@@ -226,6 +234,7 @@ func TestCreateAccountBadInput(t *testing.T) {
 }
 
 func TestLoginAndLockout(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	ctx := context.Background()
 	email := newEmail("locked")
@@ -304,6 +313,7 @@ func TestLoginAndLockout(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	email, s1 := newAccount(t, h, "Sable")
 	s2 := login(t, h, email, goodPassword)
@@ -405,6 +415,7 @@ func TestSessions(t *testing.T) {
 }
 
 func TestAuthHeaders(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	for _, tc := range []struct {
 		name   string
@@ -427,11 +438,23 @@ func TestAuthHeaders(t *testing.T) {
 }
 
 func TestOnboardingUsernames(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
+	// Sessions without a user, made in the store: hashing a password for
+	// each case would only slow the test down.
 	fresh := func() session {
+		t.Helper()
+		ctx := context.Background()
+		id, sid, tok := chat.NewID(), chat.NewID(), chat.NewToken(64)
 		email := newEmail("onboard")
-		create(t, h, email, goodPassword)
-		return login(t, h, email, goodPassword)
+		if err := h.Server.Store.InsertAccount(ctx, &chat.Account{ID: id, Email: email, EmailNormalised: email,
+			PasswordHash: "!", Verified: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Server.Store.InsertSession(ctx, &chat.Session{ID: sid, UserID: id, Token: tok, Name: "t"}); err != nil {
+			t.Fatal(err)
+		}
+		return session{ID: string(sid), UserID: string(id), Token: tok}
 	}
 	for _, tc := range []struct {
 		name     string
@@ -492,6 +515,7 @@ func TestOnboardingUsernames(t *testing.T) {
 }
 
 func TestSettingsSync(t *testing.T) {
+	t.Parallel()
 	h := startAuth(t)
 	_, s := newAccount(t, h, "Ferret")
 	uid := chat.ID(s.UserID)
@@ -564,4 +588,34 @@ func TestSettingsSync(t *testing.T) {
 		Body: map[string]any{}}), 422, "FailedValidation")
 	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/sync/settings/fetch", Session: s.Token,
 		Body: map[string]any{"keys": "ordering"}}), 422, "FailedValidation")
+}
+
+func TestLoginRehashesOutdatedHash(t *testing.T) {
+	t.Parallel()
+	h := startAuth(t)
+	ctx := context.Background()
+	// A hash made with other parameters than the node's (as after the
+	// operator changes [passwords]) still works and is redone.
+	old, err := auth.NewHasher(auth.Params{Memory: 128, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}, 1).Hash(ctx, goodPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, email := chat.NewID(), newEmail("old")
+	normalised, err := auth.NormaliseEmail(email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Server.Store.InsertAccount(ctx, &chat.Account{ID: id, Email: email, EmailNormalised: normalised,
+		PasswordHash: old, Verified: true}); err != nil {
+		t.Fatal(err)
+	}
+	login(t, h, email, goodPassword)
+	acc, err := h.Server.Store.FetchAccount(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(acc.PasswordHash, "$argon2id$v=19$m=64,t=1,p=1$") {
+		t.Errorf("hash after login = %q, want the node's parameters", acc.PasswordHash)
+	}
+	login(t, h, email, goodPassword)
 }

@@ -141,6 +141,10 @@ func (a *App) CreateTicket(ctx context.Context, c *Caller, r chat.MFAResponse) (
 	if err != nil {
 		return nil, err
 	}
+	// A right answer ends the run of failures, as a login does.
+	if err := a.loginSucceeded(ctx, acc, ""); err != nil {
+		return nil, err
+	}
 	return t.View(), nil
 }
 

@@ -28,6 +28,7 @@ type Config struct {
 	Email        Email        `toml:"email"`
 	Captcha      Captcha      `toml:"captcha"`
 	Registration Registration `toml:"registration"`
+	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
@@ -157,6 +158,15 @@ type Registration struct {
 	InviteOnly bool `toml:"invite_only"` // require an invite code to register
 }
 
+// Passwords sets the cost of password hashes (argon2id). Hashes keep the
+// cost they were made with, so changing it never locks anyone out; each
+// is redone with the new cost at its next login.
+type Passwords struct {
+	MemoryKiB   int `toml:"memory_kib"`  // memory per hash, in KiB
+	Passes      int `toml:"passes"`      // passes over that memory
+	Concurrency int `toml:"concurrency"` // hashes computed at once; 0 for the number of CPUs
+}
+
 // Push holds the VAPID key pair for Web Push notifications, as unpadded
 // base64url: the public key is an uncompressed P-256 point (65 bytes), the
 // private key its 32-byte scalar.
@@ -256,8 +266,9 @@ func Default() Config {
 				Emojis:      500_000,
 			},
 		},
-		Email:   Email{Port: 587, TLS: TLSStartTLS},
-		Captcha: Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
+		Email:     Email{Port: 587, TLS: TLSStartTLS},
+		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
+		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
 		Gateway: Gateway{
 			Keepalive: 60 * time.Second,
 			SendQueue: 256,

@@ -21,6 +21,7 @@ import (
 
 	"ermine/internal/api"
 	"ermine/internal/app"
+	"ermine/internal/auth"
 	"ermine/internal/config"
 	"ermine/internal/mail"
 	"ermine/internal/pubsub"
@@ -97,7 +98,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	deps := app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits),
-		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly}
+		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
@@ -243,6 +244,13 @@ func appLimits(l config.Limits) app.Limits {
 		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
 		ServerChannels: l.ServerChannels,
 	}
+}
+
+// passwordHasher hashes with the configured cost.
+func passwordHasher(p config.Passwords) *auth.Hasher {
+	params := auth.DefaultParams()
+	params.Memory, params.Time = uint32(p.MemoryKiB), uint32(p.Passes)
+	return auth.NewHasher(params, p.Concurrency)
 }
 
 // rootObject builds GET / from the configuration and public URLs.
