@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type Mailbox struct {
 	ln   net.Listener
 	user string // AUTH PLAIN credentials required when set
 	pass string
+	tls  *tls.Config // STARTTLS offered when set
 	ch   chan *Mail
 }
 
@@ -42,11 +44,24 @@ type Mail struct {
 // user and pass.
 func StartSMTP(t testing.TB, user, pass string) *Mailbox {
 	t.Helper()
+	return StartSMTPTLS(t, user, pass, nil, false)
+}
+
+// StartSMTPTLS is StartSMTP with TLS: the mailbox offers STARTTLS with
+// cfg, or with implicit speaks TLS from the first byte.
+func StartSMTPTLS(t testing.TB, user, pass string, cfg *tls.Config, implicit bool) *Mailbox {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("apitest: smtp listen: %v", err)
 	}
 	m := &Mailbox{t: t, ln: ln, user: user, pass: pass, ch: make(chan *Mail, 64)}
+	if implicit {
+		ln = tls.NewListener(ln, cfg)
+		m.ln = ln
+	} else {
+		m.tls = cfg
+	}
 	t.Cleanup(func() { ln.Close() })
 	go m.serve()
 	return m
@@ -120,6 +135,7 @@ func (m *Mailbox) session(conn net.Conn) {
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	tp := textproto.NewConn(conn)
 	reply := func(format string, args ...any) { _ = tp.PrintfLine(format, args...) }
+	upgraded := false
 	reply("220 mailbox.ermine.test ESMTP")
 	var from string
 	var to []string
@@ -132,12 +148,32 @@ func (m *Mailbox) session(conn net.Conn) {
 		verb, arg, _ := strings.Cut(line, " ")
 		switch strings.ToUpper(verb) {
 		case "EHLO":
-			if m.user != "" {
-				reply("250-mailbox.ermine.test")
-				reply("250 AUTH PLAIN")
-			} else {
-				reply("250 mailbox.ermine.test")
+			ext := []string{"mailbox.ermine.test"}
+			if m.tls != nil && !upgraded {
+				ext = append(ext, "STARTTLS")
 			}
+			if m.user != "" {
+				ext = append(ext, "AUTH PLAIN")
+			}
+			for i, e := range ext {
+				sep := "-"
+				if i == len(ext)-1 {
+					sep = " "
+				}
+				reply("250%s%s", sep, e)
+			}
+		case "STARTTLS":
+			if m.tls == nil || upgraded {
+				reply("502 not offered")
+				continue
+			}
+			reply("220 go ahead")
+			tc := tls.Server(conn, m.tls)
+			if err := tc.Handshake(); err != nil {
+				return
+			}
+			conn, tp, upgraded = tc, textproto.NewConn(tc), true
+			from, to, authed = "", nil, m.user == ""
 		case "HELO":
 			reply("250 mailbox.ermine.test")
 		case "AUTH":

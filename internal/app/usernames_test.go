@@ -39,13 +39,13 @@ func TestValidUsername(t *testing.T) {
 		{"ADMIN", false},
 		{"Revolt", false},
 		{"Ermine", false}, // reserved, like admin
-		{"аdmin", false}, // Cyrillic а among Latin letters
+		{"аdmin", false},  // Cyrillic а among Latin letters
 		{"ѕуѕтем", false},
 		{"pаypal", false},
 		{"ａｄｍｉｎ", false},
 		{"𝐚𝐝𝐦𝐢𝐧", false},
-		{"ﬁsh", false},   // ligature
-		{"ㅤㅤ", false},    // Hangul filler
+		{"ﬁsh", false}, // ligature
+		{"ㅤㅤ", false},  // Hangul filler
 		{"a\u115fb", false},
 		{"join.discord.gg", false},
 		{"rvlt.gg", false},
