@@ -15,4 +15,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesUsers(mux)
 	a.routesGroups(mux)
 	a.routesBots(mux)
+	a.routesAccounts(mux)
 }

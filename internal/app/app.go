@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
+	"ermine/internal/auth"
 	"ermine/internal/chat"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
@@ -77,6 +80,20 @@ type Deps struct {
 	Now func() time.Time
 	// Presence tracks connected users; an in-process tracker when nil.
 	Presence presence.Tracker
+
+	// Mailer sends account mail (verification, password reset, deletion);
+	// nil when email is off, and then new accounts are verified at once.
+	Mailer Mailer
+	// AppURL is the web client's address, the base of links sent by mail.
+	AppURL string
+	// InviteOnly requires a registration invite code to create an account.
+	InviteOnly bool
+	// Captcha checks captcha answers on registration, password reset and
+	// resending verification; nil when captcha is off.
+	Captcha Captcha
+	// Passwords hashes passwords; argon2id with auth.DefaultParams and
+	// NumCPU concurrent hashes when nil.
+	Passwords *auth.Hasher
 }
 
 // App runs the use cases.
@@ -89,6 +106,17 @@ type App struct {
 	online presence.Tracker
 
 	avatars defaultAvatars // drawn on first use
+
+	mailer     Mailer
+	appURL     string
+	inviteOnly bool
+	captcha    Captcha
+	passwords  *auth.Hasher
+	policy     *auth.Policy
+
+	dummyOnce sync.Once // dummy is made on the first login of an unknown address
+	dummy     string
+	dummyErr  error
 }
 
 // New returns an App over its dependencies.
@@ -102,7 +130,18 @@ func New(d Deps) *App {
 	if d.Presence == nil {
 		d.Presence = presence.NewMemory()
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence}
+	if d.Passwords == nil {
+		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
+	}
+	policy, err := auth.NewPolicy()
+	if err != nil {
+		// The list is embedded in the binary: failing to read it is a
+		// broken build, not a runtime condition.
+		panic("app: " + err.Error())
+	}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
+		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
+		passwords: d.Passwords, policy: policy}
 }
 
 // Health checks the store can be reached.

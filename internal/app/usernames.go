@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,112 +17,159 @@ import (
 	"ermine/internal/store"
 )
 
-// reservedUsernames may not be taken by anyone (compared lower-cased).
-var reservedUsernames = [...]string{"admin", "revolt"}
+// usernamePattern is the contract's pattern: letters of any script,
+// ASCII digits, underscore, dot and hyphen.
+var usernamePattern = regexp.MustCompile(`^(\p{L}|[0-9_.-])+$`)
 
-// forbiddenInUsernames are substrings that make a username look like a
-// link or markup.
-var forbiddenInUsernames = [...]string{"```", "discord.gg", "rvlt.gg", "guilded.gg", "http://", "https://"}
+// reservedUsernames may not be taken by anyone (compared after folding
+// look-alike letters, so "аdmin" with a Cyrillic а is refused too).
+var reservedUsernames = []string{"admin", "administrator", "ermine", "revolt", "system", "moderator"}
 
-// decoratedLatin are letters of the Latin script that only imitate plain
-// letters (small capitals, dotless and hooked forms). A username holding
-// one is refused whatever else it contains.
-var decoratedLatin = map[rune]rune{
-	'ɑ': 'a', 'ı': 'i', 'ȷ': 'j', 'ɡ': 'g', 'ɩ': 'i', 'ɪ': 'i', 'ʟ': 'l', 'ɴ': 'n', 'ʀ': 'r', 'ʏ': 'y',
-	'ʙ': 'b', 'ɢ': 'g', 'ʜ': 'h', 'ᴀ': 'a', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ᴊ': 'j', 'ᴋ': 'k',
-	'ᴍ': 'm', 'ᴏ': 'o', 'ᴘ': 'p', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ᴢ': 'z', 'ꜰ': 'f', 'ꜱ': 's',
-	'ɒ': 'a', 'ꞵ': 'b', 'ɵ': 'o',
-}
-
-// lookalikes are letters of other scripts drawn like a plain Latin
-// letter. They are fine in a name written in their own script, but not
-// mixed with Latin letters, nor in a name made only of them (which reads
-// as a Latin name to everyone).
-var lookalikes = map[rune]rune{
-	// Cyrillic
-	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i',
-	'ј': 'j', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ү': 'y',
-	// Greek
-	'α': 'a', 'ο': 'o', 'ν': 'v', 'ρ': 'p', 'ι': 'i', 'κ': 'k', 'υ': 'u', 'χ': 'x',
-	// Armenian
-	'օ': 'o', 'ս': 'u', 'հ': 'h', 'ո': 'n', 'ց': 'g', 'զ': 'q',
-}
+// bannedUsernameParts may not appear anywhere in a username: invite
+// links of other platforms, and links and code blocks in general.
+var bannedUsernameParts = []string{"```", "discord.gg", "rvlt.gg", "guilded.gg", "http://", "https://"}
 
 // validUsername checks a username against behaviour.md §4.1: 2 to 32
-// characters, letters of any script, ASCII digits, '_', '.' and '-';
-// not a reserved name; no link-like substrings; and nothing that
-// imitates another name: no compatibility forms (full-width or
-// mathematical letters, ligatures), no decorated Latin letters, and no
-// lookalike letters of other scripts mixed with Latin or making up the
-// whole name. It returns chat.ErrInvalidUsername.
+// characters of the contract's pattern, no reserved name, no link, and no
+// character chosen to look like another. Names in any one script are
+// welcome ("Ласка", "ermine_fan", "山田"); what is refused is what makes
+// two different names look the same:
+//   - decorated and compatibility forms (𝐚𝐝𝐦𝐢𝐧, ａｄｍｉｎ, ligatures),
+//     detected as a change under NFKC normalisation;
+//   - invisible letters such as the Hangul fillers;
+//   - mixing scripts within one name ("pаypal" with a Cyrillic а), apart
+//     from the mixes Japanese, Chinese and Korean writing uses (Unicode
+//     TS #39, "highly restrictive");
+//   - reserved names spelt with look-alike letters of another script.
 //
-// The original interface also refuses every non-Latin letter that has a
-// Latin lookalike, which turns away most Cyrillic and Greek names; Ermine
-// refuses only the mixtures and whole-name imitations, so that names in
-// other scripts stay possible (seed part 2: Unicode usernames).
+// Failures are chat.ErrInvalidUsername.
 func validUsername(name string) error {
 	n := utf8.RuneCountInString(name)
-	if n < 2 || n > 32 || !chat.UsernamePattern.MatchString(name) {
+	if n < 2 || n > 32 || !usernamePattern.MatchString(name) {
 		return chat.ErrInvalidUsername
 	}
 	lower := strings.ToLower(name)
+	for _, part := range bannedUsernameParts {
+		if strings.Contains(lower, part) {
+			return chat.ErrInvalidUsername
+		}
+	}
+	if norm.NFKC.String(name) != name {
+		return chat.ErrInvalidUsername
+	}
+	for _, r := range name {
+		if unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+			return chat.ErrInvalidUsername
+		}
+	}
+	if !singleScript(name) {
+		return chat.ErrInvalidUsername
+	}
+	folded := foldConfusables(lower)
 	for _, r := range reservedUsernames {
-		if lower == r {
+		if lower == r || folded == r {
 			return chat.ErrInvalidUsername
 		}
-	}
-	for _, f := range forbiddenInUsernames {
-		if strings.Contains(lower, f) {
-			return chat.ErrInvalidUsername
-		}
-	}
-	if norm.NFKC.String(lower) != lower {
-		return chat.ErrInvalidUsername
-	}
-	latin, similar, letters := 0, 0, 0
-	for _, r := range lower {
-		if _, ok := decoratedLatin[r]; ok {
-			return chat.ErrInvalidUsername
-		}
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		letters++
-		switch {
-		case r < utf8.RuneSelf:
-			latin++
-		case lookalikes[r] != 0:
-			similar++
-		}
-	}
-	if similar > 0 && (latin > 0 || similar == letters) {
-		return chat.ErrInvalidUsername
 	}
 	return nil
 }
 
-// discriminatorExcluded are discriminators never handed out.
-var discriminatorExcluded = map[int]bool{
-	123: true, 1234: true, 1111: true, 2222: true, 3333: true, 4444: true,
-	5555: true, 6666: true, 7777: true, 8888: true, 1488: true,
+// scriptsToCheck are the scripts a letter is looked up in, most common
+// first; a letter of none of them counts as its own script.
+var scriptsToCheck = []string{"Latin", "Cyrillic", "Greek", "Han", "Hiragana", "Katakana", "Hangul",
+	"Arabic", "Hebrew", "Devanagari", "Thai", "Armenian", "Georgian", "Bopomofo"}
+
+// cjkMixes are the script sets one name may combine (TS #39 §5.2).
+var cjkMixes = [][]string{
+	{"Latin", "Han", "Hiragana", "Katakana"},
+	{"Latin", "Han", "Bopomofo"},
+	{"Latin", "Han", "Hangul"},
 }
 
-// Discriminators are handed out from this range, both ends included.
-const (
-	discriminatorMin = 2
-	discriminatorMax = 9998
+// scriptOf names the script of a letter.
+func scriptOf(r rune) string {
+	for _, s := range scriptsToCheck {
+		if unicode.Is(unicode.Scripts[s], r) {
+			return s
+		}
+	}
+	for s, t := range unicode.Scripts {
+		if unicode.Is(t, r) {
+			return s
+		}
+	}
+	return "Unknown"
+}
+
+// singleScript reports whether the letters of name come from one script,
+// or from one of the combinations in cjkMixes. Digits and _ . - belong
+// to every script.
+func singleScript(name string) bool {
+	seen := map[string]bool{}
+	for _, r := range name {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		if s := scriptOf(r); s != "Common" && s != "Inherited" {
+			seen[s] = true
+		}
+	}
+	if len(seen) <= 1 {
+		return true
+	}
+	for _, mix := range cjkMixes {
+		n := 0
+		for _, s := range mix {
+			if seen[s] {
+				n++
+			}
+		}
+		if n == len(seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// confusables maps Cyrillic and Greek letters to the Latin letters they
+// are drawn like (lower case), for the reserved-name check.
+var confusables = strings.NewReplacer(
+	"а", "a", "в", "b", "с", "c", "ԁ", "d", "е", "e", "һ", "h", "і", "i", "ј", "j", "к", "k",
+	"ӏ", "l", "м", "m", "п", "n", "о", "o", "р", "p", "ԛ", "q", "г", "r", "ѕ", "s", "т", "t",
+	"у", "y", "х", "x", "ԝ", "w", "ѵ", "v",
+	"α", "a", "β", "b", "ε", "e", "η", "n", "ι", "i", "κ", "k", "ν", "v", "ο", "o", "ρ", "p",
+	"τ", "t", "υ", "u", "χ", "x", "γ", "y", "μ", "m",
 )
 
-// validDiscriminator reports whether d may be handed out.
-func validDiscriminator(n int) bool {
-	return n >= discriminatorMin && n <= discriminatorMax && !discriminatorExcluded[n]
+// foldConfusables spells a lower-cased name with the Latin letters its
+// look-alike letters resemble.
+func foldConfusables(lower string) string { return confusables.Replace(lower) }
+
+// discriminatorAllowed reports whether d may be handed out: 0002 to 9998
+// except the memorable ones (0123, 1234, repeated digits, 1488).
+func discriminatorAllowed(n int) bool {
+	if n < 2 || n > 9998 {
+		return false
+	}
+	switch n {
+	case 123, 1234, 1488:
+		return false
+	}
+	return n%1111 != 0
 }
 
-// pickDiscriminator chooses a discriminator for username: keep when it is
-// not empty and still free for that name, else one chosen at random among
-// the free ones. chat.ErrUsernameTaken when none is free.
+// pickDiscriminator chooses the discriminator for username: keep when it
+// is not empty and still free for that name (compared case-insensitively),
+// else a random free one. When every one is taken it returns
+// chat.ErrUsernameTaken.
 func (a *App) pickDiscriminator(ctx context.Context, username, keep string) (string, error) {
-	used, err := a.store.FetchDiscriminators(ctx, username)
+	return pickDiscriminatorIn(ctx, a.store, username, keep)
+}
+
+// pickDiscriminatorIn is pickDiscriminator reading through st, so that a
+// transaction can use it.
+func pickDiscriminatorIn(ctx context.Context, st store.Store, username, keep string) (string, error) {
+	used, err := st.FetchDiscriminators(ctx, username)
 	if err != nil {
 		return "", dbError("fetch discriminators", err)
 	}
@@ -132,11 +180,10 @@ func (a *App) pickDiscriminator(ctx context.Context, username, keep string) (str
 	if keep != "" && !taken[keep] {
 		return keep, nil
 	}
-	var free []string
-	for n := discriminatorMin; n <= discriminatorMax; n++ {
-		d := fmt.Sprintf("%04d", n)
-		if validDiscriminator(n) && !taken[d] {
-			free = append(free, d)
+	var free []int
+	for n := 2; n <= 9998; n++ {
+		if discriminatorAllowed(n) && !taken[fmt.Sprintf("%04d", n)] {
+			free = append(free, n)
 		}
 	}
 	if len(free) == 0 {
@@ -146,7 +193,7 @@ func (a *App) pickDiscriminator(ctx context.Context, username, keep string) (str
 	if err != nil {
 		return "", fmt.Errorf("pick discriminator: %w", err)
 	}
-	return free[i.Int64()], nil
+	return fmt.Sprintf("%04d", free[i.Int64()]), nil
 }
 
 // conflictAsTaken turns a store conflict on a username write into

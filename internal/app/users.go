@@ -398,8 +398,8 @@ func (a *App) ChangeUsername(ctx context.Context, c *Caller, data chat.UsernameC
 	if err != nil {
 		return nil, dbError("fetch account", notFound(err))
 	}
-	if !passwordMatches(acc.PasswordHash, data.Password) {
-		return nil, chat.ErrInvalidCredentials
+	if err := a.requirePassword(ctx, acc, data.Password); err != nil {
+		return nil, err
 	}
 	current, err := a.fetchUser(ctx, c.ID())
 	if err != nil {

@@ -21,8 +21,10 @@ import (
 
 	"ermine/internal/api"
 	"ermine/internal/app"
+	"ermine/internal/auth"
 	"ermine/internal/config"
 	"ermine/internal/gateway"
+	"ermine/internal/mail"
 	"ermine/internal/pubsub"
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/pubsub/nats"
@@ -65,7 +67,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		}
 	}()
 
-	if s.store, err = openStore(ctx, cfg); err != nil {
+	if s.store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
 	s.Store = s.store
@@ -97,7 +99,22 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	s.App = app.New(app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits)})
+	deps := app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits),
+		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
+	if cfg.Email.Enabled() {
+		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
+			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
+		if err != nil {
+			return nil, err
+		}
+		deps.Mailer = m
+	}
+	if cfg.Captcha.Enabled() {
+		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
+			VerifyURL: cfg.Captcha.VerifyURL}
+	}
+	s.App = app.New(deps)
+	s.startDeletions(ctx)
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,
 		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
@@ -127,6 +144,38 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
+}
+
+// deletionInterval is how often scheduled account deletions are carried out.
+const deletionInterval = time.Hour
+
+// startDeletions carries out due account deletions now and every
+// deletionInterval until the server shuts down.
+func (s *Server) startDeletions(ctx context.Context) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(deletionInterval)
+		defer t.Stop()
+		for {
+			if n, err := s.App.RunDueDeletions(ctx); err != nil {
+				s.log.Error("account deletions", "deleted", n, "err", err)
+			} else if n > 0 {
+				s.log.Info("account deletions", "deleted", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
 }
 
 // Addr is the address the node listens on.
@@ -161,7 +210,9 @@ func storeName(cfg config.Config) string {
 	return "postgres"
 }
 
-func openStore(ctx context.Context, cfg config.Config) (store.Store, error) {
+// OpenStore opens (and migrates) the store the configuration names, for
+// the server and for admin commands.
+func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if cfg.Database.URL == "" {
 		return sqlite.Open(ctx, cfg.SQLitePath())
 	}
@@ -180,7 +231,7 @@ func openBus(cfg config.Config) (pubsub.Bus, error) {
 
 // openLimiter shares rate limits through Redis when the nodes already
 // share a Redis bus, and keeps them in memory otherwise. With rate limits
-// turned off it returns no limiter at all.
+// off it returns nil, which the API takes as no limit.
 func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
 	if !cfg.Limits.RateLimits {
 		return nil, nil
@@ -207,6 +258,13 @@ func appLimits(l config.Limits) app.Limits {
 		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
 		ServerChannels: l.ServerChannels,
 	}
+}
+
+// passwordHasher hashes with the configured cost.
+func passwordHasher(p config.Passwords) *auth.Hasher {
+	params := auth.DefaultParams()
+	params.Memory, params.Time = uint32(p.MemoryKiB), uint32(p.Passes)
+	return auth.NewHasher(params, p.Concurrency)
 }
 
 // rootObject builds GET / from the configuration and public URLs.
