@@ -90,11 +90,24 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, status, located(r, ce))
 }
 
+// authifierTypes are the errors of the account service's own catalogue
+// (the contract's Authifier Error).
+var authifierTypes = map[string]bool{
+	"IncorrectData": true, "DatabaseError": true, "InternalError": true, "OperationFailed": true,
+	"RenderFail": true, "MissingHeaders": true, "CaptchaFailed": true, "BlockedByShield": true,
+	"InvalidSession": true, "UnverifiedAccount": true, "UnknownUser": true, "EmailFailed": true,
+	"InvalidToken": true, "MissingInvite": true, "InvalidInvite": true, "InvalidCredentials": true,
+	"CompromisedPassword": true, "ShortPassword": true, "Blacklisted": true, "LockedOut": true,
+	"TotpAlreadyEnabled": true, "DisallowedMFAMethod": true,
+}
+
 // located is the body of an error: the contract's Error carries a
-// location, here the route that failed (behaviour.md §5). Account routes
-// (/auth/...) answer in the Authifier shape, which has none (§9.4).
+// location, here the route that failed (behaviour.md §5). On account
+// routes (/auth/...) the account service's own errors have the Authifier
+// shape, which has none (§9.4); the rest (e.g. FailedValidation of a
+// malformed body) are the contract's Error there too.
 func located(r *http.Request, ce *chat.Error) any {
-	if strings.HasPrefix(r.URL.Path, "/auth/") {
+	if strings.HasPrefix(r.URL.Path, "/auth/") && authifierTypes[ce.Type] {
 		return ce
 	}
 	loc := r.Pattern

@@ -268,8 +268,24 @@ func checkError(t testing.TB, path string, status int, header http.Header, body 
 // Nested causes (a field inside an allOf or oneOf) follow in brackets.
 func schemaError(err *openapi3.SchemaError) string {
 	msg := fmt.Sprintf("at /%s: %s", strings.Join(err.JSONPointer(), "/"), err.Reason)
-	if err.Origin != nil {
+	switch {
+	case err.Origin != nil:
 		msg += " [" + cause(err.Origin) + "]"
+	case err.SchemaField == "anyOf" && err.Schema != nil:
+		// kin-openapi keeps no cause for anyOf: say why each alternative
+		// failed.
+		var alts []string
+		for i, alt := range err.Schema.AnyOf {
+			if alt.Value == nil {
+				continue
+			}
+			e := alt.Value.VisitJSON(err.Value, openapi3.VisitAsResponse(), openapi3.MultiErrors(),
+				openapi3.SetSchemaErrorMessageCustomizer(schemaError))
+			if e != nil {
+				alts = append(alts, fmt.Sprintf("alternative %d: %s", i+1, cause(e)))
+			}
+		}
+		msg += " [" + strings.Join(alts, " | ") + "]"
 	}
 	return msg
 }
