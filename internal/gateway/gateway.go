@@ -146,8 +146,10 @@ func (g *Gateway) Stats() Stats {
 	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load()}
 }
 
-// ServeHTTP upgrades a request to an events connection and serves it until
-// it closes. It answers whatever path it is mounted at. Query parameters:
+// ServeHTTP upgrades a request to an events connection, which lives on
+// after ServeHTTP returns until it closes or Shutdown closes it (the
+// http.Server no longer tracks it). It answers whatever path it is
+// mounted at. Query parameters:
 // version (ignored), format (json or msgpack), token and ready (repeatable).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !isUpgrade(r) {
@@ -182,7 +184,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.touch()
-	s.ReadLoop()
+	// The read loop runs on a goroutine of its own so this one, whose
+	// stack and buffers grew while net/http parsed the request, ends.
+	go s.ReadLoop()
 }
 
 // isUpgrade reports whether r asks for a WebSocket.

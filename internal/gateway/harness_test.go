@@ -18,6 +18,7 @@ import (
 	"ermine/internal/event"
 	"ermine/internal/gateway"
 	"ermine/internal/perm"
+	"ermine/internal/pubsub"
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/store"
 	"ermine/internal/store/sqlite"
@@ -34,7 +35,7 @@ const quiet = 150 * time.Millisecond
 type harness struct {
 	t     *testing.T
 	store store.Store
-	bus   *inproc.Bus
+	bus   pubsub.Bus
 	app   *app.App
 	gw    *gateway.Gateway
 	url   string
@@ -49,6 +50,13 @@ func newHarness(t *testing.T, opts gateway.Options) *harness {
 	t.Cleanup(func() { st.Close() })
 	bus := inproc.New(0)
 	t.Cleanup(func() { bus.Close() })
+	return newNode(t, st, bus, opts)
+}
+
+// newNode starts a gateway over a given store and bus; several nodes
+// sharing both behave like a cluster.
+func newNode(t *testing.T, st store.Store, bus pubsub.Bus, opts gateway.Options) *harness {
+	t.Helper()
 	a := app.New(app.Deps{Store: st, Bus: bus, Limits: app.DefaultLimits()})
 	opts.App, opts.Bus = a, bus
 	gw, err := gateway.New(opts)
