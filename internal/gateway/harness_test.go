@@ -33,7 +33,7 @@ const quiet = 150 * time.Millisecond
 // harness is one gateway over a temporary SQLite store and an in-process
 // bus, served by httptest.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	store store.Store
 	bus   pubsub.Bus
 	app   *app.App
@@ -41,7 +41,7 @@ type harness struct {
 	url   string
 }
 
-func newHarness(t *testing.T, opts gateway.Options) *harness {
+func newHarness(t testing.TB, opts gateway.Options) *harness {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
 	if err != nil {
@@ -55,7 +55,7 @@ func newHarness(t *testing.T, opts gateway.Options) *harness {
 
 // newNode starts a gateway over a given store and bus; several nodes
 // sharing both behave like a cluster.
-func newNode(t *testing.T, st store.Store, bus pubsub.Bus, opts gateway.Options) *harness {
+func newNode(t testing.TB, st store.Store, bus pubsub.Bus, opts gateway.Options) *harness {
 	t.Helper()
 	a := app.New(app.Deps{Store: st, Bus: bus, Limits: app.DefaultLimits()})
 	opts.App, opts.Bus = a, bus
