@@ -303,9 +303,8 @@ func (c *conn) pong(b []byte) {
 func (c *conn) authenticate(token string) {
 	g := c.g
 	ctx := g.ctx
-	res, err := g.limiter.Take(ctx, "events:"+c.ip, authAttempts, authWindow)
-	if err == nil && !res.Allowed {
-		c.closeWith(closeTryLater, "too many authentication attempts")
+	if !g.guard.allowed(c.ip) {
+		c.closeWith(closeTryLater, "too many failed authentication attempts")
 		return
 	}
 	caller, err := g.app.Authenticate(ctx, token, "")
@@ -318,6 +317,7 @@ func (c *conn) authenticate(token string) {
 		c.fail(app.ErrOnboardingNotFinished)
 		return
 	case errors.As(err, &ce) && (ce.Type == chat.ErrInvalidSession.Type || ce.Type == chat.ErrNotAuthenticated.Type):
+		g.guard.failed(ctx, c.ip)
 		c.fail(chat.ErrInvalidSession)
 		return
 	case err != nil:

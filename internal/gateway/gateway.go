@@ -34,7 +34,6 @@ import (
 
 	"ermine/internal/app"
 	"ermine/internal/pubsub"
-	"ermine/internal/ratelimit"
 )
 
 // Defaults of Options.
@@ -44,7 +43,7 @@ const (
 	DefaultMaxPacket = 16 << 10
 )
 
-// Authentication attempts allowed per client address and window.
+// Failed authentication attempts allowed per client address and window.
 const (
 	authAttempts = 20
 	authWindow   = 10 * time.Second
@@ -76,7 +75,7 @@ type Gateway struct {
 	sendQueue int32
 	upgrader  *gws.Upgrader
 	hub       *hub
-	limiter   *ratelimit.Memory
+	guard     *authGuard
 	// ctx is the context of work done for connections; it outlives
 	// requests since connections do.
 	ctx context.Context
@@ -117,7 +116,7 @@ func New(opts Options) (*Gateway, error) {
 		sendQueue: int32(min(opts.SendQueue, 1<<30)),
 		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),
-		limiter:   ratelimit.NewMemory(nil),
+		guard:     newAuthGuard(),
 		ctx:       context.Background(),
 		conns:     make(map[*conn]struct{}),
 		idle:      make(chan struct{}),
@@ -146,8 +145,10 @@ func (g *Gateway) Stats() Stats {
 	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load()}
 }
 
-// ServeHTTP upgrades a request to an events connection and serves it until
-// it closes. It answers whatever path it is mounted at. Query parameters:
+// ServeHTTP upgrades a request to an events connection, which lives on
+// after ServeHTTP returns until it closes or Shutdown closes it (the
+// http.Server no longer tracks it). It answers whatever path it is
+// mounted at. Query parameters:
 // version (ignored), format (json or msgpack), token and ready (repeatable).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !isUpgrade(r) {
@@ -182,7 +183,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.touch()
-	s.ReadLoop()
+	// The read loop runs on a goroutine of its own so this one, whose
+	// stack and buffers grew while net/http parsed the request, ends.
+	go s.ReadLoop()
 }
 
 // isUpgrade reports whether r asks for a WebSocket.

@@ -18,6 +18,7 @@ import (
 	"ermine/internal/event"
 	"ermine/internal/gateway"
 	"ermine/internal/perm"
+	"ermine/internal/pubsub"
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/store"
 	"ermine/internal/store/sqlite"
@@ -32,15 +33,15 @@ const quiet = 150 * time.Millisecond
 // harness is one gateway over a temporary SQLite store and an in-process
 // bus, served by httptest.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	store store.Store
-	bus   *inproc.Bus
+	bus   pubsub.Bus
 	app   *app.App
 	gw    *gateway.Gateway
 	url   string
 }
 
-func newHarness(t *testing.T, opts gateway.Options) *harness {
+func newHarness(t testing.TB, opts gateway.Options) *harness {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
 	if err != nil {
@@ -49,6 +50,13 @@ func newHarness(t *testing.T, opts gateway.Options) *harness {
 	t.Cleanup(func() { st.Close() })
 	bus := inproc.New(0)
 	t.Cleanup(func() { bus.Close() })
+	return newNode(t, st, bus, opts)
+}
+
+// newNode starts a gateway over a given store and bus; several nodes
+// sharing both behave like a cluster.
+func newNode(t testing.TB, st store.Store, bus pubsub.Bus, opts gateway.Options) *harness {
+	t.Helper()
 	a := app.New(app.Deps{Store: st, Bus: bus, Limits: app.DefaultLimits()})
 	opts.App, opts.Bus = a, bus
 	gw, err := gateway.New(opts)

@@ -362,6 +362,21 @@ func TestAuthenticationRateLimit(t *testing.T) {
 	}
 	cl := h.dial(t, url.Values{"token": {"bad"}})
 	cl.mustCloseWith(websocket.StatusTryAgainLater)
+	// A valid token from the same address is turned away too until the
+	// window closes: the block is per address, before any lookup.
+	_, token := h.user("me")
+	cl = h.dial(t, url.Values{"token": {token}})
+	cl.mustCloseWith(websocket.StatusTryAgainLater)
+}
+
+func TestSuccessfulAuthenticationsNotLimited(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, gateway.Options{})
+	_, token := h.user("me")
+	for i := 0; i < 30; i++ {
+		cl, _ := h.connect(t, token, "json")
+		cl.c.CloseNow()
+	}
 }
 
 func TestShutdown(t *testing.T) {
