@@ -267,7 +267,9 @@ step(
     // revolt.js sends {username: "name#1234"} to POST /users/friend.
     const outgoing = await bobSeenByAlice.addFriend();
     assert.equal(outgoing.id, s.bob.id);
-    assert.equal(outgoing.relationship, "Outgoing");
+    // addFriend returns the cached user; the route's answer and the
+    // UserRelationship event bring the new status to it.
+    await until(() => bobSeenByAlice.relationship === "Outgoing", "Alice's client to see the request");
     // The request lets Bob see Alice.
     const aliceSeenByBob = await bob.users.fetch(s.alice.id);
     assert.equal(aliceSeenByBob.username, s.alice.username);
