@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -297,71 +296,7 @@ func (a *App) InviteBot(ctx context.Context, c *Caller, id chat.ID, dest chat.Bo
 	if err := perm.Require(p, perm.ManageServer); err != nil {
 		return err
 	}
-	return a.botJoinServer(ctx, sv, botUser)
+	_, err = a.joinServer(ctx, botUser, sv.ID)
+	return err
 }
 
-// botJoinServer makes user a member of a server, as joining through an
-// invite does: refused when banned, already a member or at the server
-// limit; then ServerMemberJoin to the server, ServerCreate (with only the
-// channels the newcomer can see) to the newcomer, and the user_joined
-// system message where the server wants it.
-func (a *App) botJoinServer(ctx context.Context, sv *chat.Server, user *chat.User) error {
-	if _, err := a.store.FetchBan(ctx, sv.ID, user.ID); err == nil {
-		return chat.ErrBanned
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return dbError("fetch ban", err)
-	}
-	m := &chat.Member{ID: chat.MemberID{Server: sv.ID, User: user.ID}, JoinedAt: chat.TimeOf(a.now())}
-	err := a.store.InTx(ctx, func(st store.Store) error {
-		if _, err := st.FetchMember(ctx, sv.ID, user.ID); err == nil {
-			return chat.ErrAlreadyInServer
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return dbError("fetch member", err)
-		}
-		joined, err := st.FetchMemberships(ctx, user.ID)
-		if err != nil {
-			return dbError("fetch memberships", err)
-		}
-		if max := a.limits.For(user.ID, a.now()).Servers; len(joined) >= max {
-			return chat.ErrTooManyServers(max)
-		}
-		if err := st.InsertMember(ctx, m); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				return chat.ErrAlreadyInServer
-			}
-			return dbError("insert member", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	chans, err := a.store.FetchServerChannels(ctx, sv.ID)
-	if err != nil {
-		return dbError("fetch channels", err)
-	}
-	visible := make([]*chat.Channel, 0, len(chans))
-	for _, ch := range chans {
-		p := perm.ForChannel(perm.ChannelFacts{Channel: ch, Server: sv, Member: m, UserID: user.ID,
-			Privileged: user.Privileged, Now: a.now()})
-		if p.Has(perm.ViewChannel) {
-			visible = append(visible, ch)
-		}
-	}
-	emojis, err := a.store.FetchServerEmojis(ctx, []chat.ID{sv.ID})
-	if err != nil {
-		return dbError("fetch emojis", err)
-	}
-	if emojis == nil {
-		emojis = []*chat.Emoji{}
-	}
-	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin, ID: sv.ID,
-		User: user.ID, Member: m}, event.Of(sv.ID))
-	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: sv.ID, Server: sv,
-		Channels: visible, Emojis: emojis}, event.Private(user.ID))
-	if sm := sv.SystemMessages; sm != nil && sm.UserJoined != nil && slices.Contains(sv.Channels, *sm.UserJoined) {
-		_, err := a.systemMessage(ctx, *sm.UserJoined, chat.SystemMessage{Type: sysUserJoined, ID: user.ID})
-		return err
-	}
-	return nil
-}
