@@ -265,3 +265,35 @@ func TestBans(t *testing.T) {
 	e.fail(t, bob, http.MethodDelete, path(carol), nil, http.StatusNotFound, "NotFound")
 	e.call(t, carol, http.MethodPost, "/invites/"+inv, nil, http.StatusOK)
 }
+
+// TestTimeoutSurvivesRejoin checks a timed-out member cannot lift the
+// timeout by leaving or being kicked and joining again.
+func TestTimeoutSurvivesRejoin(t *testing.T) {
+	e := newEnv(t)
+	alice, bob := e.h.NewUser("alice"), e.h.NewUser("bob")
+	sid, general := e.server(t, alice, "Den")
+	e.join(t, sid, bob)
+	until := time.Now().Add(time.Hour).UTC().Truncate(time.Millisecond)
+	e.call(t, alice, http.MethodPatch, "/servers/"+sid+"/members/"+string(bob.ID), map[string]any{"timeout": until}, http.StatusOK)
+	res := e.call(t, alice, http.MethodPost, "/channels/"+general+"/invites", nil, http.StatusOK)
+	code := res.Map(t)["_id"].(string)
+
+	for _, leave := range []struct {
+		name string
+		do   func()
+	}{
+		{"leave", func() { e.call(t, bob, http.MethodDelete, "/servers/"+sid, nil, http.StatusNoContent) }},
+		{"kick", func() {
+			e.call(t, alice, http.MethodDelete, "/servers/"+sid+"/members/"+string(bob.ID), nil, http.StatusNoContent)
+		}},
+	} {
+		t.Run(leave.name, func(t *testing.T) {
+			leave.do()
+			e.call(t, bob, http.MethodPost, "/invites/"+code, nil, http.StatusOK)
+			m := e.member(t, sid, bob)
+			if m.Timeout == nil || !m.Timeout.Equal(until) {
+				t.Fatalf("timeout after rejoining = %v, want %v", m.Timeout, until)
+			}
+		})
+	}
+}

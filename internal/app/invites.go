@@ -198,6 +198,13 @@ func (a *App) joinServer(ctx context.Context, u *chat.User, id chat.ID) (*access
 			return err
 		}
 		m := &chat.Member{ID: chat.MemberID{Server: id, User: u.ID}, JoinedAt: chat.TimeOf(a.now())}
+		kept, err := st.TakeTimeout(ctx, id, u.ID)
+		if err != nil {
+			return dbError("take timeout", err)
+		}
+		if kept != nil && kept.After(a.now()) {
+			m.Timeout = kept
+		}
 		if err := st.InsertMember(ctx, m); err != nil {
 			return dbError("insert member", err)
 		}

@@ -343,7 +343,19 @@ func (a *App) removeMember(ctx context.Context, st store.Store, x *access, user 
 	if err := x.actOn(m); err != nil {
 		return false, err
 	}
-	return true, lookupError("delete member", st.DeleteMember(ctx, x.server.ID, user))
+	return true, a.departMember(ctx, st, m)
+}
+
+// departMember removes a membership. A running timeout is kept, so that
+// leaving and joining again does not lift it; nickname, avatar and roles
+// go with the membership.
+func (a *App) departMember(ctx context.Context, st store.Store, m *chat.Member) error {
+	if m.Timeout != nil && m.Timeout.After(a.now()) {
+		if err := st.KeepTimeout(ctx, m.ID.Server, m.ID.User, *m.Timeout); err != nil {
+			return dbError("keep timeout", err)
+		}
+	}
+	return lookupError("delete member", st.DeleteMember(ctx, m.ID.Server, m.ID.User))
 }
 
 // memberRemoved publishes a member's departure and posts its system message.

@@ -250,8 +250,8 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 	if x.member == nil {
 		return chat.ErrNotFound
 	}
-	if err := a.store.DeleteMember(ctx, id, c.ID()); err != nil {
-		return lookupError("delete member", err)
+	if err := a.store.InTx(ctx, func(st store.Store) error { return a.departMember(ctx, st, x.member) }); err != nil {
+		return err
 	}
 	a.publish(ctx, chat.EvServerMemberLeave, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
 		ID: id, User: c.ID(), Reason: chat.LeaveReasonLeave}, event.Of(id))
