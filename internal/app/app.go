@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/pubsub"
 	"ermine/internal/store"
@@ -31,6 +32,12 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+
+	// Uploads is the largest upload accepted per file tag, in bytes.
+	Uploads map[string]int64
+	// UnusedFileTTL is how long an upload may wait to be used before the
+	// sweep removes it.
+	UnusedFileTTL time.Duration
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -55,6 +62,11 @@ func DefaultLimits() Limits {
 		ServerEmoji:      100,
 		ServerRoles:      200,
 		ServerChannels:   200,
+		Uploads: map[string]int64{
+			chat.TagAttachments: 20_000_000, chat.TagAvatars: 4_000_000, chat.TagBackgrounds: 6_000_000,
+			chat.TagIcons: 2_500_000, chat.TagBanners: 6_000_000, chat.TagEmojis: 500_000,
+		},
+		UnusedFileTTL: time.Hour,
 	}
 }
 
@@ -68,8 +80,10 @@ func (l Limits) For(user chat.ID, now time.Time) UserLimits {
 
 // Deps are what the app needs from outside.
 type Deps struct {
-	Store  store.Store
-	Bus    pubsub.Bus
+	Store store.Store
+	Bus   pubsub.Bus
+	// Blobs keeps the bytes of uploads and their previews.
+	Blobs  blob.Store
 	Log    *slog.Logger
 	Limits Limits
 	// Now is the clock; time.Now when nil.
@@ -86,6 +100,8 @@ type App struct {
 	limits Limits
 	now    func() time.Time
 	online Online
+	blobs  blob.Store
+	files  fileState
 }
 
 // New returns an App over its dependencies.
@@ -99,7 +115,7 @@ func New(d Deps) *App {
 	if d.Online == nil {
 		d.Online = func(chat.ID) bool { return false }
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online, blobs: d.Blobs}
 }
 
 // Health checks the store can be reached.

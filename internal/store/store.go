@@ -329,6 +329,9 @@ type Files interface {
 	FetchFileByHash(ctx context.Context, hash string) (*chat.FileRecord, error)
 	// FetchUnusedFiles returns records never used and uploaded before t.
 	FetchUnusedFiles(ctx context.Context, before chat.Time, limit int) ([]*chat.FileRecord, error)
+	// FetchDeletedFiles returns records marked deleted (released by what
+	// used them), oldest upload first.
+	FetchDeletedFiles(ctx context.Context, limit int) ([]*chat.FileRecord, error)
 	// CountFilesByHash counts the records (deleted or not) that share hash.
 	CountFilesByHash(ctx context.Context, hash string) (int, error)
 	// UpdateFile replaces a stored record; ErrNotFound if missing.
