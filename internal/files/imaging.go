@@ -11,8 +11,6 @@ import (
 	"image/png"
 	"io"
 
-	xdraw "golang.org/x/image/draw"
-
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
@@ -138,41 +136,104 @@ func fit(w, h, bw, bh int) (int, int) {
 }
 
 // resize scales img down to tw×th in two steps: first a box filter by
-// the largest whole factor that keeps the image at least tw×th (cheap,
-// and it averages every source pixel, so no detail aliases), then a
-// bilinear filter for the remaining factor, which is below 2.
+// the largest whole factor that keeps the image at least tw×th (it
+// averages every source pixel, so no detail aliases), then a bilinear
+// filter for the remaining factor, which is below 2. YCbCr images, what
+// JPEG decodes to, are scaled plane by plane and stay YCbCr, so a JPEG
+// preview is encoded without converting colours at all; everything else
+// is scaled as premultiplied RGBA.
 func resize(img image.Image, tw, th int) image.Image {
 	b := img.Bounds()
 	if b.Dx() == tw && b.Dy() == th {
 		return img
 	}
-	if f := min(b.Dx()/tw, b.Dy()/th); f >= 2 {
-		img = boxShrink(img, f)
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, tw, th))
-	xdraw.ApproxBiLinear.Scale(dst, dst.Rect, img, img.Bounds(), xdraw.Src, nil)
-	return dst
-}
-
-// boxShrink divides both sides of img by f (rounding up), each output
-// pixel the average of the f×f pixels it covers. YCbCr images, what JPEG
-// decodes to, are shrunk plane by plane without conversion.
-func boxShrink(img image.Image, f int) image.Image {
+	f := min(b.Dx()/tw, b.Dy()/th)
 	if y, ok := img.(*image.YCbCr); ok && y.Rect.Min == (image.Point{}) {
-		w, h := ceilDiv(y.Rect.Dx(), f), ceilDiv(y.Rect.Dy(), f)
-		dst := image.NewYCbCr(image.Rect(0, 0, w, h), y.SubsampleRatio)
-		cw, ch := chromaSize(y.Rect.Dx(), y.Rect.Dy(), y.SubsampleRatio)
-		dcw, dch := chromaSize(w, h, y.SubsampleRatio)
-		boxPlane(dst.Y, dst.YStride, w, h, y.Y, y.YStride, y.Rect.Dx(), y.Rect.Dy(), f, 1)
-		boxPlane(dst.Cb, dst.CStride, dcw, dch, y.Cb, y.CStride, cw, ch, f, 1)
-		boxPlane(dst.Cr, dst.CStride, dcw, dch, y.Cr, y.CStride, cw, ch, f, 1)
+		if f >= 2 {
+			y = boxYCbCr(y, f)
+		}
+		dst := image.NewYCbCr(image.Rect(0, 0, tw, th), y.SubsampleRatio)
+		sw, sh := y.Rect.Dx(), y.Rect.Dy()
+		cw, ch := chromaSize(sw, sh, y.SubsampleRatio)
+		dcw, dch := chromaSize(tw, th, y.SubsampleRatio)
+		bilinearPlane(dst.Y, dst.YStride, tw, th, y.Y, y.YStride, sw, sh, 1)
+		bilinearPlane(dst.Cb, dst.CStride, dcw, dch, y.Cb, y.CStride, cw, ch, 1)
+		bilinearPlane(dst.Cr, dst.CStride, dcw, dch, y.Cr, y.CStride, cw, ch, 1)
 		return dst
 	}
 	src := toRGBA(img)
-	w, h := ceilDiv(src.Rect.Dx(), f), ceilDiv(src.Rect.Dy(), f)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	boxPlane(dst.Pix, dst.Stride, w, h, src.Pix, src.Stride, src.Rect.Dx(), src.Rect.Dy(), f, 4)
+	if f >= 2 {
+		w, h := ceilDiv(src.Rect.Dx(), f), ceilDiv(src.Rect.Dy(), f)
+		small := image.NewRGBA(image.Rect(0, 0, w, h))
+		boxPlane(small.Pix, small.Stride, w, h, src.Pix, src.Stride, src.Rect.Dx(), src.Rect.Dy(), f, 4)
+		src = small
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, tw, th))
+	bilinearPlane(dst.Pix, dst.Stride, tw, th, src.Pix, src.Stride, src.Rect.Dx(), src.Rect.Dy(), 4)
 	return dst
+}
+
+// boxYCbCr divides both sides of a YCbCr image whose origin is (0, 0) by
+// f, rounding up, plane by plane.
+func boxYCbCr(y *image.YCbCr, f int) *image.YCbCr {
+	w, h := ceilDiv(y.Rect.Dx(), f), ceilDiv(y.Rect.Dy(), f)
+	dst := image.NewYCbCr(image.Rect(0, 0, w, h), y.SubsampleRatio)
+	// ⌈⌈a/s⌉/f⌉ = ⌈⌈a/f⌉/s⌉: the shrunk chroma planes have exactly the
+	// size the shrunk image's chroma planes must have.
+	cw, ch := chromaSize(y.Rect.Dx(), y.Rect.Dy(), y.SubsampleRatio)
+	dcw, dch := chromaSize(w, h, y.SubsampleRatio)
+	boxPlane(dst.Y, dst.YStride, w, h, y.Y, y.YStride, y.Rect.Dx(), y.Rect.Dy(), f, 1)
+	boxPlane(dst.Cb, dst.CStride, dcw, dch, y.Cb, y.CStride, cw, ch, f, 1)
+	boxPlane(dst.Cr, dst.CStride, dcw, dch, y.Cr, y.CStride, cw, ch, f, 1)
+	return dst
+}
+
+// bilinearPlane scales a plane of sw×sh pixels of n interleaved 8-bit
+// channels to dw×dh, each output pixel interpolated between the four
+// source pixels around its centre, in 8-bit fixed point.
+func bilinearPlane(dst []uint8, dstride, dw, dh int, src []uint8, sstride, sw, sh, n int) {
+	xt, yt := bilinearTaps(dw, sw), bilinearTaps(dh, sh)
+	for i := range xt {
+		xt[i].i0 *= n
+		xt[i].i1 *= n
+	}
+	for dy, ty := range yt {
+		r0 := src[ty.i0*sstride : ty.i0*sstride+sw*n]
+		r1 := src[ty.i1*sstride : ty.i1*sstride+sw*n]
+		out := dst[dy*dstride : dy*dstride+dw*n]
+		wy := ty.w
+		for dx, tx := range xt {
+			for c := range n {
+				top := uint32(r0[tx.i0+c])*(256-tx.w) + uint32(r0[tx.i1+c])*tx.w
+				bot := uint32(r1[tx.i0+c])*(256-tx.w) + uint32(r1[tx.i1+c])*tx.w
+				out[dx*n+c] = uint8((top*(256-wy) + bot*wy + 1<<15) >> 16)
+			}
+		}
+	}
+}
+
+// tap is where an output pixel is read from along one axis: between
+// source pixels i0 and i1, with weight w/256 on i1.
+type tap struct {
+	i0, i1 int
+	w      uint32
+}
+
+// bilinearTaps maps d output pixels onto s source pixels by their
+// centres.
+func bilinearTaps(d, s int) []tap {
+	t := make([]tap, d)
+	for i := range t {
+		// ((i+½)·s/d − ½) source pixels, in 1/256.
+		p := max(0, (2*i+1)*s*128/d-128)
+		i0, w := p>>8, uint32(p&255)
+		i1 := i0 + 1
+		if i1 >= s {
+			i0, i1, w = s-1, s-1, 0
+		}
+		t[i] = tap{i0, i1, w}
+	}
+	return t
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -194,54 +255,41 @@ func chromaSize(w, h int, r image.YCbCrSubsampleRatio) (int, int) {
 	return w, h
 }
 
-// boxPlane averages f×f blocks of a plane of sw×sh pixels of n (1 or 4)
+// boxPlane averages f×f blocks of a plane of sw×sh pixels of n
 // interleaved 8-bit channels into a dw×dh plane, dw = ⌈sw/f⌉ and
-// dh = ⌈sh/f⌉; blocks at the right and bottom edges may be partial.
+// dh = ⌈sh/f⌉; blocks at the right and bottom edges may be partial. Each
+// band of f rows is first summed column by column (a tight loop over
+// contiguous bytes), then each block's columns are added up.
 func boxPlane(dst []uint8, dstride, dw, dh int, src []uint8, sstride, sw, sh, f, n int) {
-	sums := make([]uint32, dw*n)
+	acc := make([]uint32, sw*n)
 	for dy := range dh {
-		clear(sums)
+		clear(acc)
 		y0, y1 := dy*f, min(dy*f+f, sh)
 		for y := y0; y < y1; y++ {
 			row := src[y*sstride : y*sstride+sw*n]
-			if n == 1 {
-				for dx := range dw {
-					var t uint32
-					for _, v := range row[dx*f : min(dx*f+f, sw)] {
-						t += uint32(v)
-					}
-					sums[dx] += t
-				}
-				continue
-			}
-			for dx := range dw {
-				px := row[dx*f*4 : min(dx*f+f, sw)*4]
-				var r, g, b, a uint32
-				for i := 0; i+3 < len(px); i += 4 {
-					r += uint32(px[i])
-					g += uint32(px[i+1])
-					b += uint32(px[i+2])
-					a += uint32(px[i+3])
-				}
-				s := sums[dx*4 : dx*4+4 : dx*4+4]
-				s[0] += r
-				s[1] += g
-				s[2] += b
-				s[3] += a
+			acc := acc[:len(row)]
+			for i, v := range row {
+				acc[i] += uint32(v)
 			}
 		}
 		out := dst[dy*dstride : dy*dstride+dw*n]
 		for dx := range dw {
-			cnt := uint32((min(dx*f+f, sw) - dx*f) * (y1 - y0))
+			x0, x1 := dx*f, min(dx*f+f, sw)
+			cnt := uint32((x1 - x0) * (y1 - y0))
 			for c := range n {
-				out[dx*n+c] = uint8((sums[dx*n+c] + cnt/2) / cnt)
+				var t uint32
+				for x := x0; x < x1; x++ {
+					t += acc[x*n+c]
+				}
+				out[dx*n+c] = uint8((t + cnt/2) / cnt)
 			}
 		}
 	}
 }
 
-// jpegQuality is used for re-encoded photos and photo previews.
-const jpegQuality = 85
+// previewQuality is the JPEG quality of photo previews, the quality the
+// original service gives its WebP previews.
+const previewQuality = 80
 
 // opaque reports whether every pixel of img is fully opaque.
 func opaque(img image.Image) bool {
@@ -264,7 +312,7 @@ func encodePreview(img image.Image, lossless bool) ([]byte, string, error) {
 		}
 		return buf.Bytes(), "image/png", nil
 	}
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality}); err != nil {
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: previewQuality}); err != nil {
 		return nil, "", fmt.Errorf("encode preview: %w", err)
 	}
 	return buf.Bytes(), "image/jpeg", nil

@@ -134,6 +134,8 @@ func (s *Service) prepareImage(sp *spooled, ctype string) (*os.File, chat.Metada
 		w := bufio.NewWriterSize(out, 64<<10)
 		switch ctype {
 		case "image/jpeg":
+			// Turning the pixels costs one generation of JPEG loss;
+			// a high quality keeps it invisible.
 			err = jpeg.Encode(w, img, &jpeg.Options{Quality: 92})
 		case "image/tiff":
 			// The TIFF encoder writes only what describes the pixels.
