@@ -19,6 +19,21 @@
 // Files can be downloaded only once they are used (attached to a message,
 // set as an avatar...): until then, and after they are released, every
 // GET is 404, as in the original service.
+//
+// Errors, as {"type": ...} bodies:
+//
+//	POST  401 NotAuthenticated (no token, or a session not onboarded), InvalidSession
+//	      404 NotFound: a tag other than attachments, avatars, backgrounds, icons, banners, emojis
+//	      400 FailedValidation: not multipart/form-data, truncated, no field "file" or two of them
+//	      422 FileTooSmall (no bytes), FileTooLarge {max} (over the tag's limit, in bytes)
+//	      400 FileTypeNotAllowed: not an image Ermine can read, under a tag other than attachments
+//	      429 {"retry_after": ms} after 10 uploads to one tag in 10 s
+//	GET   404 NotFound: unknown tag or id, another tag's file, a file not used yet or
+//	      released, a file name that is not the file's own
+//
+// A refused upload leaves nothing behind: temporary files are removed
+// when the request ends, and bytes are stored only once they passed
+// every check.
 package files
 
 import (

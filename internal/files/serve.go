@@ -50,10 +50,19 @@ func previewBox(tag, maxSide string) box {
 	return box{n, n}
 }
 
-// lossless reports whether a tag's previews are kept lossless (PNG):
-// small images that are looked at closely and often have transparency.
-func lossless(tag string) bool {
-	return tag == chat.TagAvatars || tag == chat.TagIcons || tag == chat.TagEmojis
+// lossless reports whether the previews of f are PNG whatever its
+// pixels: small images looked at closely (icons, avatars, emoji) and
+// sources that are lossless themselves (screenshots and drawings come as
+// PNG, GIF or BMP). Other previews are PNG only when they have
+// transparency, and JPEG otherwise (photos).
+func lossless(f *chat.FileRecord) bool {
+	switch {
+	case f.Tag == chat.TagAvatars || f.Tag == chat.TagIcons || f.Tag == chat.TagEmojis:
+		return true
+	case f.ContentType == "image/png" || f.ContentType == "image/gif" || f.ContentType == "image/bmp":
+		return true
+	}
+	return false
 }
 
 // previewable reports whether GET /{tag}/{id} renders a preview of f
@@ -108,12 +117,12 @@ func (s *Service) preview(w http.ResponseWriter, r *http.Request) error {
 	b := previewBox(tag, r.URL.Query().Get("max_side"))
 	tw, th := fit(*f.Metadata.Width, *f.Metadata.Height, b.w, b.h)
 	mode := "auto"
-	if lossless(tag) {
+	if lossless(f) {
 		mode = "png"
 	}
 	variant := fmt.Sprintf("%dx%d-%s", tw, th, mode)
 	o, err := s.app.FilePreview(r.Context(), f, variant, func(src io.ReadSeeker) ([]byte, error) {
-		return s.render(src, f.ContentType, tw, th, lossless(tag))
+		return s.render(src, f.ContentType, tw, th, lossless(f))
 	})
 	if err != nil {
 		// The upload was decoded once already; if it cannot be now, the
