@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -58,13 +59,13 @@ func checkConfig(c codec, r io.Reader, maxPixels int) (image.Config, error) {
 // decodeChecked decodes an image from a seekable source after checking
 // its header.
 func decodeChecked(c codec, r io.ReadSeeker, maxPixels int) (image.Image, error) {
-	if _, err := checkConfig(c, r, maxPixels); err != nil {
+	if _, err := checkConfig(c, bufio.NewReader(r), maxPixels); err != nil {
 		return nil, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	img, err := c.decode(r)
+	img, err := c.decode(bufio.NewReaderSize(r, 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("decode image: %w", err)
 	}
