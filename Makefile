@@ -17,6 +17,13 @@ test: ## the README test command
 test-all: ## everything CI runs (needs PostgreSQL, Redis and NATS on loopback)
 	bash .ci/run
 
+clients: ## run the real-client suite (revolt.js, stoat.js) against a fresh build
+	cd clients && npm ci --no-audit --no-fund
+	go test -count=1 -v -run TestClientLibraries ./clients/
+
+contract: ## refresh internal/api/testdata/unexercised.txt, the contract operations no test exercises
+	ERMINE_CONTRACT_REPORT=$(CURDIR)/internal/api/testdata/unexercised.txt go test -count=1 ./internal/api/
+
 fuzz: ## run each fuzz target for 30 s
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
@@ -32,4 +39,4 @@ cover: ## test coverage summary
 lint: ## gofmt and vet
 	test -z "$$(gofmt -l .)" && go vet ./...
 
-.PHONY: help run build test test-all fuzz bench cover lint
+.PHONY: help run build test test-all clients contract fuzz bench cover lint

@@ -7,6 +7,10 @@
 //	ermine [flags]          serve (the default)
 //	ermine [flags] serve    serve
 //	ermine [flags] config   print the effective configuration, secrets masked
+//	ermine [flags] invite create [n]
+//	                        make n registration invite codes (default 1) and print them
+//	ermine [flags] invite list
+//	                        list the registration invite codes and who used them
 //
 // Flags: --config file.toml, --listen host:port, --data dir. Every setting
 // can also be given as an ERMINE_* environment variable; see
@@ -22,10 +26,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
+	"ermine/internal/app"
 	"ermine/internal/config"
 	"ermine/internal/server"
 )
@@ -75,8 +82,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		_, err = io.WriteString(stdout, out)
 		return err
+	case "invite":
+		return invite(ctx, cfg, rest, stdout)
 	}
-	return fmt.Errorf("unknown command %q (want serve or config)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, config or invite)", cmd)
+}
+
+// invite runs "invite create [n]" and "invite list" against the store
+// the configuration names (the server may be running meanwhile).
+func invite(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	usage := errors.New("invite: want \"invite create [n]\" or \"invite list\"")
+	if len(args) == 0 || args[0] == "create" && len(args) > 2 || args[0] == "list" && len(args) > 1 {
+		return usage
+	}
+	n := 1
+	if args[0] == "create" && len(args) == 2 {
+		var err error
+		if n, err = strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
+			return fmt.Errorf("invite create: count %q is not a number from 1 to 1000", args[1])
+		}
+	}
+	if args[0] != "create" && args[0] != "list" {
+		return usage
+	}
+	st, err := server.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a := app.New(app.Deps{Store: st})
+	if args[0] == "create" {
+		invs, err := a.CreateRegistrationInvites(ctx, n)
+		if err != nil {
+			return err
+		}
+		for _, inv := range invs {
+			fmt.Fprintln(stdout, inv.Code)
+		}
+		return nil
+	}
+	invs, err := a.RegistrationInvites(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "CODE\tCREATED\tUSED BY")
+	for _, inv := range invs {
+		used := "-"
+		if inv.UsedBy != nil {
+			used = string(*inv.UsedBy)
+		} else if inv.Used {
+			used = "(used)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", inv.Code, inv.Created, used)
+	}
+	return tw.Flush()
 }
 
 // serve runs the server until ctx ends, then shuts it down gracefully.

@@ -106,9 +106,9 @@ func (e *errorBody) WriteHeader(status int) {
 	}
 	e.wrote = true
 	e.Header().Del("X-Content-Type-Options")
-	body := `{"type":"NotFound"}`
+	body := `{"type":"NotFound","location":"router"}`
 	if status == http.StatusMethodNotAllowed {
-		body = `{"type":"MethodNotAllowed"}`
+		body = `{"type":"MethodNotAllowed","location":"router"}`
 	}
 	e.Header().Set("Content-Type", "application/json")
 	e.ResponseWriter.WriteHeader(status)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
@@ -86,7 +87,39 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// routes; everywhere else it is not authenticated.
 		ce = chat.ErrNotAuthenticated
 	}
-	writeJSON(w, status, ce)
+	writeJSON(w, status, located(r, ce))
+}
+
+// authifierTypes are the errors of the account service's own catalogue
+// (the contract's Authifier Error).
+var authifierTypes = map[string]bool{
+	"IncorrectData": true, "DatabaseError": true, "InternalError": true, "OperationFailed": true,
+	"RenderFail": true, "MissingHeaders": true, "CaptchaFailed": true, "BlockedByShield": true,
+	"InvalidSession": true, "UnverifiedAccount": true, "UnknownUser": true, "EmailFailed": true,
+	"InvalidToken": true, "MissingInvite": true, "InvalidInvite": true, "InvalidCredentials": true,
+	"CompromisedPassword": true, "ShortPassword": true, "Blacklisted": true, "LockedOut": true,
+	"TotpAlreadyEnabled": true, "DisallowedMFAMethod": true,
+}
+
+// located is the body of an error: the contract's Error carries a
+// location, here the route that failed (behaviour.md §5). On account
+// routes (/auth/...) the account service's own errors have the Authifier
+// shape, which has none (§9.4); the rest (e.g. FailedValidation of a
+// malformed body) are the contract's Error there too.
+func located(r *http.Request, ce *chat.Error) any {
+	if strings.HasPrefix(r.URL.Path, "/auth/") && authifierTypes[ce.Type] {
+		return ce
+	}
+	loc := r.Pattern
+	if loc == "" {
+		loc = "router"
+	}
+	m := make(map[string]any, len(ce.Fields)+2)
+	for k, v := range ce.Fields {
+		m[k] = v
+	}
+	m["type"], m["location"] = ce.Type, loc
+	return m
 }
 
 // writeJSON writes v as a JSON body with a status.

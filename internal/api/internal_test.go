@@ -177,7 +177,8 @@ func TestPanicBecomesInternalError(t *testing.T) {
 		var got map[string]any
 		_ = json.NewDecoder(res.Body).Decode(&got)
 		res.Body.Close()
-		if res.StatusCode != http.StatusInternalServerError || got["type"] != "InternalError" || len(got) != 1 {
+		if res.StatusCode != http.StatusInternalServerError || got["type"] != "InternalError" ||
+			got["location"] != "GET /boom" || len(got) != 2 {
 			t.Fatalf("panic answered %d %v", res.StatusCode, got)
 		}
 	}

@@ -58,7 +58,7 @@ func (a *API) middleware(next http.Handler) http.Handler {
 				}
 				a.log.ErrorContext(ctx, "panic", "request_id", id, "panic", p, "stack", string(debug.Stack()))
 				if !rec.wroteHeader {
-					writeJSON(rec, http.StatusInternalServerError, chat.ErrInternalError)
+					writeJSON(rec, http.StatusInternalServerError, located(r, chat.ErrInternalError))
 				}
 			}
 			route := r.Pattern

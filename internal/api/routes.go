@@ -10,4 +10,10 @@ func (a *API) routes(mux *http.ServeMux) {
 	mux.Handle("GET /openapi.json", a.public(a.openAPI))
 	mux.Handle("GET /swagger", a.public(a.swagger))
 	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
+
+	a.routesServers(mux)
+	a.routesUsers(mux)
+	a.routesGroups(mux)
+	a.routesBots(mux)
+	a.routesAccounts(mux)
 }

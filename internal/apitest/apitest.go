@@ -30,6 +30,10 @@ type Harness struct {
 // Option changes the configuration before the node starts.
 type Option func(*config.Config)
 
+// NoRateLimits turns the request rate limits off, for tests that call
+// routes of one bucket more often than a client may.
+func NoRateLimits(c *config.Config) { c.Limits.RateLimits = false }
+
 // Start runs a node for the test and stops it when the test ends.
 func Start(t testing.TB, opts ...Option) *Harness {
 	t.Helper()
@@ -101,7 +105,9 @@ type Request struct {
 	Bot     string // X-Bot-Token
 }
 
-// Do sends a request and reads the whole response.
+// Do sends a request and reads the whole response. The response is
+// checked against the contract (see CheckResponse): a mismatch fails the
+// test.
 func (h *Harness) Do(req Request) *Response {
 	h.t.Helper()
 	var body io.Reader
@@ -140,6 +146,7 @@ func (h *Harness) Do(req Request) *Response {
 	if err != nil {
 		h.t.Fatalf("apitest: read body: %v", err)
 	}
+	CheckResponse(h.t, r, res.StatusCode, res.Header, b)
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}
 }
 

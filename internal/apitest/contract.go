@@ -2,6 +2,8 @@ package apitest
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -54,15 +56,27 @@ func CheckSchema(t testing.TB, schema string, body []byte) {
 	}
 }
 
-// loadable rewrites the one construct of the contract the OpenAPI 3.0
-// loader cannot read: a tuple "items": [A, B] (the [timestamp, value]
-// pairs of settings) becomes "items": {"anyOf": [A, B]} with exactly two
-// items, which checks the same values apart from their order.
+// loadable rewrites what the checks cannot take as published:
+//
+//   - the one construct the OpenAPI 3.0 loader cannot read: a tuple
+//     "items": [A, B] (the [timestamp, value] pairs of settings) becomes
+//     "items": {"anyOf": [A, B]} with exactly two items, which checks the
+//     same values apart from their order;
+//   - one schema the contract's generator got wrong: the with-channels
+//     variant of FetchServerResponse (GET /servers/{target}?include_channels=true)
+//     lists channel ids, because Server's own channels field was flattened
+//     over it, where the server sends Channel objects and revolt.js's
+//     ServerCollection.fetch hydrates them as such.
 func loadable(raw []byte) ([]byte, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, err
 	}
+	channels, err := lookup(v, "components", "schemas", "FetchServerResponse", "anyOf", 1, "properties", "channels")
+	if err != nil {
+		return nil, fmt.Errorf("rewrite FetchServerResponse: %w", err)
+	}
+	channels.(map[string]any)["items"] = map[string]any{"$ref": "#/components/schemas/Channel"}
 	var fix func(any)
 	fix = func(n any) {
 		switch n := n.(type) {
@@ -82,4 +96,28 @@ func loadable(raw []byte) ([]byte, error) {
 	}
 	fix(v)
 	return json.Marshal(v)
+}
+
+// lookup follows object keys (string) and array indexes (int) from v.
+func lookup(v any, path ...any) (any, error) {
+	for _, step := range path {
+		switch k := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok || m[k] == nil {
+				return nil, fmt.Errorf("no %q", k)
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				return nil, fmt.Errorf("no item %d", k)
+			}
+			v = a[k]
+		}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, errors.New("not an object")
+	}
+	return v, nil
 }

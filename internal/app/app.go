@@ -9,10 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
+	"ermine/internal/auth"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
+	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/store"
 )
@@ -88,8 +92,22 @@ type Deps struct {
 	Limits Limits
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Online tells whether a user is connected; nobody is when nil.
-	Online Online
+	// Presence tracks connected users; an in-process tracker when nil.
+	Presence presence.Tracker
+
+	// Mailer sends account mail (verification, password reset, deletion);
+	// nil when email is off, and then new accounts are verified at once.
+	Mailer Mailer
+	// AppURL is the web client's address, the base of links sent by mail.
+	AppURL string
+	// InviteOnly requires a registration invite code to create an account.
+	InviteOnly bool
+	// Captcha checks captcha answers on registration, password reset and
+	// resending verification; nil when captcha is off.
+	Captcha Captcha
+	// Passwords hashes passwords; argon2id with auth.DefaultParams and
+	// NumCPU concurrent hashes when nil.
+	Passwords *auth.Hasher
 }
 
 // App runs the use cases.
@@ -99,9 +117,22 @@ type App struct {
 	log    *slog.Logger
 	limits Limits
 	now    func() time.Time
-	online Online
+	online presence.Tracker
 	blobs  blob.Store
 	files  fileState
+
+	avatars defaultAvatars // drawn on first use
+
+	mailer     Mailer
+	appURL     string
+	inviteOnly bool
+	captcha    Captcha
+	passwords  *auth.Hasher
+	policy     *auth.Policy
+
+	dummyOnce sync.Once // dummy is made on the first login of an unknown address
+	dummy     string
+	dummyErr  error
 }
 
 // New returns an App over its dependencies.
@@ -112,10 +143,21 @@ func New(d Deps) *App {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	if d.Online == nil {
-		d.Online = func(chat.ID) bool { return false }
+	if d.Presence == nil {
+		d.Presence = presence.NewMemory()
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online, blobs: d.Blobs}
+	if d.Passwords == nil {
+		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
+	}
+	policy, err := auth.NewPolicy()
+	if err != nil {
+		// The list is embedded in the binary: failing to read it is a
+		// broken build, not a runtime condition.
+		panic("app: " + err.Error())
+	}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
+		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs}
 }
 
 // Health checks the store can be reached.

@@ -7,10 +7,6 @@ import (
 	"ermine/internal/perm"
 )
 
-// Online reports whether a user has a connected events session. The
-// gateway keeps this; it is false for everyone until one is wired in.
-type Online func(user chat.ID) bool
-
 // viewUser returns target as viewer sees it: relationship and online from
 // the viewer's side, relations only for the user themself, and a presence
 // of Invisible shown as offline and stripped from the status.
@@ -39,7 +35,7 @@ func (a *App) viewUser(ctx context.Context, viewer *chat.User, target *chat.User
 		u.Status = nil
 		u.Online = false
 	} else {
-		u.Online = !invisible && a.online(target.ID)
+		u.Online = !invisible && a.online.Online(target.ID)
 	}
 	return &u, nil
 }

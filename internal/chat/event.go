@@ -1,5 +1,7 @@
 package chat
 
+import "github.com/vmihailenco/msgpack/v5"
+
 // Events sent to clients over the events connection. Every event is an
 // object with a type field; the structs below set Type through their
 // constructors (NewEvent) or by the caller, and carry the exact wire
@@ -86,20 +88,70 @@ type VoiceState struct {
 	Participants []any `json:"participants"`
 }
 
-// ReadyEvent is the initial state of a connection. The arrays are always
-// present (clients iterate them); ChannelUnreads and UserSettings only
-// when asked for.
+// ReadyEvent is the initial state of a connection. A section is sent when
+// it is not nil, so the app sets the requested arrays to empty slices
+// (sent as []) and leaves the others nil (absent); clients iterate the
+// arrays and must always find them when they did not choose sections.
 type ReadyEvent struct {
 	Type           string             `json:"type"`
-	Users          []*User            `json:"users,omitempty"`
-	Servers        []*Server          `json:"servers,omitempty"`
-	Channels       []*Channel         `json:"channels,omitempty"`
-	Members        []*Member          `json:"members,omitempty"`
-	Emojis         []*Emoji           `json:"emojis,omitempty"`
-	VoiceStates    []VoiceState       `json:"voice_states,omitempty"`
-	UserSettings   map[string]Setting `json:"user_settings,omitempty"`
-	ChannelUnreads []*ChannelUnread   `json:"channel_unreads,omitempty"`
-	PolicyChanges  []PolicyChange     `json:"policy_changes,omitempty"`
+	Users          []*User            `json:"users,omitzero"`
+	Servers        []*Server          `json:"servers,omitzero"`
+	Channels       []*Channel         `json:"channels,omitzero"`
+	Members        []*Member          `json:"members,omitzero"`
+	Emojis         []*Emoji           `json:"emojis,omitzero"`
+	VoiceStates    []VoiceState       `json:"voice_states,omitzero"`
+	UserSettings   map[string]Setting `json:"user_settings,omitzero"`
+	ChannelUnreads []*ChannelUnread   `json:"channel_unreads,omitzero"`
+	PolicyChanges  []PolicyChange     `json:"policy_changes,omitzero"`
+}
+
+// EncodeMsgpack writes the event as a map with the same keys as its JSON
+// form: the msgpack encoder Ermine uses omits every empty field, which
+// would drop the empty arrays clients rely on.
+func (r ReadyEvent) EncodeMsgpack(enc *msgpack.Encoder) error {
+	type section struct {
+		key     string
+		present bool
+		value   any
+	}
+	sections := [...]section{
+		{"users", r.Users != nil, r.Users},
+		{"servers", r.Servers != nil, r.Servers},
+		{"channels", r.Channels != nil, r.Channels},
+		{"members", r.Members != nil, r.Members},
+		{"emojis", r.Emojis != nil, r.Emojis},
+		{"voice_states", r.VoiceStates != nil, r.VoiceStates},
+		{"user_settings", r.UserSettings != nil, r.UserSettings},
+		{"channel_unreads", r.ChannelUnreads != nil, r.ChannelUnreads},
+		{"policy_changes", r.PolicyChanges != nil, r.PolicyChanges},
+	}
+	n := 1
+	for _, s := range sections {
+		if s.present {
+			n++
+		}
+	}
+	if err := enc.EncodeMapLen(n); err != nil {
+		return err
+	}
+	if err := enc.EncodeString("type"); err != nil {
+		return err
+	}
+	if err := enc.EncodeString(r.Type); err != nil {
+		return err
+	}
+	for _, s := range sections {
+		if !s.present {
+			continue
+		}
+		if err := enc.EncodeString(s.key); err != nil {
+			return err
+		}
+		if err := enc.Encode(s.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MessageEvent is a new message, with its author's user and member.

@@ -1,5 +1,7 @@
 package chat
 
+import "github.com/vmihailenco/msgpack/v5"
+
 // Setting is one synced client setting: [timestamp in ms, value].
 type Setting struct {
 	Timestamp int64
@@ -37,4 +39,15 @@ type RegistrationInvite struct {
 	Used    bool   `json:"used"`
 	UsedBy  *ID    `json:"used_by,omitempty"`
 	Created Time   `json:"created"`
+}
+
+// EncodeMsgpack writes the [timestamp, value] pair, as MarshalJSON does.
+func (s Setting) EncodeMsgpack(enc *msgpack.Encoder) error {
+	if err := enc.EncodeArrayLen(2); err != nil {
+		return err
+	}
+	if err := enc.EncodeInt(s.Timestamp); err != nil {
+		return err
+	}
+	return enc.EncodeString(s.Value)
 }

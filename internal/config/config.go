@@ -28,6 +28,7 @@ type Config struct {
 	Email        Email        `toml:"email"`
 	Captcha      Captcha      `toml:"captcha"`
 	Registration Registration `toml:"registration"`
+	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
@@ -144,6 +145,9 @@ func (e Email) Enabled() bool { return e.Host != "" }
 type Captcha struct {
 	HCaptchaKey    string `toml:"hcaptcha_key"` // site key, given to clients
 	HCaptchaSecret string `toml:"hcaptcha_secret" secret:"true"`
+	// VerifyURL is where answers are checked: hCaptcha's siteverify, or a
+	// compatible service.
+	VerifyURL string `toml:"verify_url"`
 }
 
 // Enabled reports whether captcha answers are checked.
@@ -152,6 +156,15 @@ func (c Captcha) Enabled() bool { return c.HCaptchaSecret != "" }
 // Registration controls who may create an account.
 type Registration struct {
 	InviteOnly bool `toml:"invite_only"` // require an invite code to register
+}
+
+// Passwords sets the cost of password hashes (argon2id). Hashes keep the
+// cost they were made with, so changing it never locks anyone out; each
+// is redone with the new cost at its next login.
+type Passwords struct {
+	MemoryKiB   int `toml:"memory_kib"`  // memory per hash, in KiB
+	Passes      int `toml:"passes"`      // passes over that memory
+	Concurrency int `toml:"concurrency"` // hashes computed at once; 0 for the number of CPUs
 }
 
 // Push holds the VAPID key pair for Web Push notifications, as unpadded
@@ -205,6 +218,9 @@ type Limits struct {
 	ServerRoles      int   `toml:"server_roles"`      // roles per server
 	ServerChannels   int   `toml:"server_channels"`   // channels per server
 	BodyBytes        int64 `toml:"body_bytes"`        // largest JSON request body
+	// RateLimits applies the per-client request rate limits. Off only
+	// behind a proxy that limits requests itself, or in tests.
+	RateLimits bool `toml:"rate_limits"`
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -250,7 +266,9 @@ func Default() Config {
 				Emojis:      500_000,
 			},
 		},
-		Email: Email{Port: 587, TLS: TLSStartTLS},
+		Email:     Email{Port: 587, TLS: TLSStartTLS},
+		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
+		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
 		Gateway: Gateway{
 			Keepalive: 60 * time.Second,
 			SendQueue: 256,
@@ -280,6 +298,7 @@ func Default() Config {
 			ServerRoles:      200,
 			ServerChannels:   200,
 			BodyBytes:        1 << 20,
+			RateLimits:       true,
 		},
 		Log: Log{Level: "info", Format: "text"},
 	}

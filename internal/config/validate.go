@@ -119,6 +119,20 @@ func (c Config) Validate() error {
 	if (c.Captcha.HCaptchaKey == "") != (c.Captcha.HCaptchaSecret == "") {
 		v.add("captcha.hcaptcha_secret", "must be set together with captcha.hcaptcha_key")
 	}
+	if c.Captcha.Enabled() && c.Captcha.VerifyURL == "" {
+		v.add("captcha.verify_url", "must be set when captcha.hcaptcha_secret is set")
+	}
+	v.url("captcha.verify_url", c.Captcha.VerifyURL, "http", "https")
+
+	if c.Passwords.MemoryKiB < 8 || c.Passwords.MemoryKiB > 4<<20 {
+		v.add("passwords.memory_kib", "must be between 8 and 4194304 (4 GiB)")
+	}
+	if c.Passwords.Passes < 1 || c.Passwords.Passes > 100 {
+		v.add("passwords.passes", "must be between 1 and 100")
+	}
+	if c.Passwords.Concurrency < 0 {
+		v.add("passwords.concurrency", "must not be negative")
+	}
 
 	if (c.Push.VAPIDPublicKey == "") != (c.Push.VAPIDPrivateKey == "") {
 		v.add("push.vapid_private_key", "must be set together with push.vapid_public_key")

@@ -24,12 +24,15 @@ import (
 
 	"ermine/internal/api"
 	"ermine/internal/app"
+	"ermine/internal/auth"
 	"ermine/internal/blob"
 	"ermine/internal/blob/disk"
 	"ermine/internal/blob/s3"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/files"
+	"ermine/internal/gateway"
+	"ermine/internal/mail"
 	"ermine/internal/pubsub"
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/pubsub/nats"
@@ -51,6 +54,7 @@ type Server struct {
 	http     *http.Server
 	store    store.Store
 	bus      pubsub.Bus
+	gateway  *gateway.Gateway
 	closers  []func() error // run in reverse order on shutdown
 	done     chan error
 	// App is the node's use cases, for tests that set up state directly.
@@ -71,7 +75,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		}
 	}()
 
-	if s.store, err = openStore(ctx, cfg); err != nil {
+	if s.store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
 	s.Store = s.store
@@ -108,11 +112,33 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	s.App = app.New(app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg)})
+	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
+		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
+	if cfg.Email.Enabled() {
+		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
+			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
+		if err != nil {
+			return nil, err
+		}
+		deps.Mailer = m
+	}
+	if cfg.Captcha.Enabled() {
+		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
+			VerifyURL: cfg.Captcha.VerifyURL}
+	}
+	s.App = app.New(deps)
+	s.startDeletions(ctx)
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,
 		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
 	})
+
+	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
+		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket})
+	if err != nil {
+		return nil, err
+	}
+	s.gateway = gw
 
 	ffprobe, err := exec.LookPath("ffprobe")
 	if err != nil {
@@ -130,6 +156,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/events", gw)
+	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
 	mux.Handle("/", apiHandler)
@@ -148,6 +176,38 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	return s, nil
 }
 
+// deletionInterval is how often scheduled account deletions are carried out.
+const deletionInterval = time.Hour
+
+// startDeletions carries out due account deletions now and every
+// deletionInterval until the server shuts down.
+func (s *Server) startDeletions(ctx context.Context) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(deletionInterval)
+		defer t.Stop()
+		for {
+			if n, err := s.App.RunDueDeletions(ctx); err != nil {
+				s.log.Error("account deletions", "deleted", n, "err", err)
+			} else if n > 0 {
+				s.log.Info("account deletions", "deleted", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
 // Addr is the address the node listens on.
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
@@ -157,8 +217,11 @@ func (s *Server) Done() <-chan error { return s.done }
 // Shutdown stops accepting requests, waits for the ones in flight until
 // ctx ends, and closes the bus and the store cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// Hijacked WebSocket connections are not tracked by http.Server:
+	// the gateway closes them with a going-away frame so clients reconnect.
+	gwErr := s.gateway.Shutdown(ctx)
 	err := s.http.Shutdown(ctx)
-	return errors.Join(err, s.close())
+	return errors.Join(gwErr, err, s.close())
 }
 
 func (s *Server) close() error {
@@ -177,7 +240,9 @@ func storeName(cfg config.Config) string {
 	return "postgres"
 }
 
-func openStore(ctx context.Context, cfg config.Config) (store.Store, error) {
+// OpenStore opens (and migrates) the store the configuration names, for
+// the server and for admin commands.
+func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if cfg.Database.URL == "" {
 		return sqlite.Open(ctx, cfg.SQLitePath())
 	}
@@ -195,8 +260,12 @@ func openBus(cfg config.Config) (pubsub.Bus, error) {
 }
 
 // openLimiter shares rate limits through Redis when the nodes already
-// share a Redis bus, and keeps them in memory otherwise.
+// share a Redis bus, and keeps them in memory otherwise. With rate limits
+// off it returns nil, which the API takes as no limit.
 func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
+	if !cfg.Limits.RateLimits {
+		return nil, nil
+	}
 	if cfg.Bus.Kind == config.BusRedis {
 		opt, err := goredis.ParseURL(cfg.Bus.URL)
 		if err != nil {
@@ -268,6 +337,13 @@ func appLimits(cfg config.Config) app.Limits {
 		},
 		UnusedFileTTL: cfg.Files.UnusedFileTTL,
 	}
+}
+
+// passwordHasher hashes with the configured cost.
+func passwordHasher(p config.Passwords) *auth.Hasher {
+	params := auth.DefaultParams()
+	params.Memory, params.Time = uint32(p.MemoryKiB), uint32(p.Passes)
+	return auth.NewHasher(params, p.Concurrency)
 }
 
 // rootObject builds GET / from the configuration and public URLs.

@@ -195,6 +195,13 @@ type Members interface {
 	UpdateMember(ctx context.Context, m *chat.Member) error
 	// DeleteMember removes a membership; ErrNotFound if missing.
 	DeleteMember(ctx context.Context, server, user chat.ID) error
+
+	// KeepTimeout remembers until when a departing member is timed out,
+	// replacing what was kept for them before.
+	KeepTimeout(ctx context.Context, server, user chat.ID, until chat.Time) error
+	// TakeTimeout returns and forgets the kept timeout of a user in a
+	// server; nil when none was kept.
+	TakeTimeout(ctx context.Context, server, user chat.ID) (*chat.Time, error)
 }
 
 // Bans keeps server bans.

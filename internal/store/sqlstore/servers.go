@@ -51,6 +51,7 @@ func (s *DB) DeleteServer(ctx context.Context, id chat.ID) error {
 			`DELETE FROM channels WHERE server_id = ?`,
 			`DELETE FROM members WHERE server_id = ?`,
 			`DELETE FROM bans WHERE server_id = ?`,
+			`DELETE FROM member_timeouts WHERE server_id = ?`,
 			`DELETE FROM invites WHERE server_id = ?`,
 		} {
 			if _, err := tx.exec(ctx, q, id); err != nil {
@@ -106,6 +107,34 @@ func (s *DB) UpdateMember(ctx context.Context, m *chat.Member) error {
 // DeleteMember removes a membership.
 func (s *DB) DeleteMember(ctx context.Context, server, user chat.ID) error {
 	return s.execOne(ctx, `DELETE FROM members WHERE server_id = ? AND user_id = ?`, server, user)
+}
+
+// KeepTimeout remembers a departing member's timeout.
+func (s *DB) KeepTimeout(ctx context.Context, server, user chat.ID, until chat.Time) error {
+	_, err := s.exec(ctx, `INSERT INTO member_timeouts (server_id, user_id, until) VALUES (?, ?, ?)
+		ON CONFLICT (server_id, user_id) DO UPDATE SET until = excluded.until`, server, user, until.Millis())
+	return err
+}
+
+// TakeTimeout returns and forgets a kept timeout.
+func (s *DB) TakeTimeout(ctx context.Context, server, user chat.ID) (*chat.Time, error) {
+	var until *chat.Time
+	err := s.within(ctx, func(tx *DB) error {
+		var ms int64
+		err := tx.r().QueryRowContext(ctx, tx.bind(`SELECT until FROM member_timeouts WHERE server_id = ? AND user_id = ?`),
+			server, user).Scan(&ms)
+		if isNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t := chat.TimeFromMillis(ms)
+		until = &t
+		_, err = tx.exec(ctx, `DELETE FROM member_timeouts WHERE server_id = ? AND user_id = ?`, server, user)
+		return err
+	})
+	return until, err
 }
 
 // InsertBan adds or replaces a ban.

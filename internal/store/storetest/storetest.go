@@ -436,6 +436,24 @@ func testMembers(t *testing.T, s store.Store) {
 	wantErr(t, err, store.ErrNotFound)
 	wantErr(t, s.DeleteMember(c, server, users[1]), store.ErrNotFound)
 	wantErr(t, s.UpdateMember(c, m), store.ErrNotFound)
+
+	// Kept timeouts are taken back once.
+	until := chat.TimeFromMillis(4102444800000)
+	kept, err := s.TakeTimeout(c, server, users[1])
+	must(t, err)
+	if kept != nil {
+		t.Fatalf("timeout kept before any: %v", kept)
+	}
+	must(t, s.KeepTimeout(c, server, users[1], chat.TimeFromMillis(1)))
+	must(t, s.KeepTimeout(c, server, users[1], until))
+	kept, err = s.TakeTimeout(c, server, users[1])
+	must(t, err)
+	same(t, kept, &until)
+	kept, err = s.TakeTimeout(c, server, users[1])
+	must(t, err)
+	if kept != nil {
+		t.Fatalf("timeout taken twice: %v", kept)
+	}
 }
 
 func testBans(t *testing.T, s store.Store) {

@@ -1,0 +1,205 @@
+package clients_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestClientLibraries builds Ermine, starts it on a free loopback port
+// with a fresh data directory and runs the Node suite (test/*.test.mjs)
+// against it. Without Node or the installed dependencies it skips, except
+// in CI (CI set), where it fails.
+func TestClientLibraries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the real-client suite builds and runs Ermine and Node")
+	}
+	node := nodeSuite(t)
+	url := startErmine(t, buildErmine(t))
+
+	files, err := filepath.Glob(filepath.Join("test", "*.test.mjs"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test/*.test.mjs (%v)", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"--test", "--test-concurrency=1", "--test-reporter=spec"}, files...)
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Env = append(environ(), "ERMINE_URL="+url, "NO_COLOR=1", "FORCE_COLOR=0")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("the real-client suite failed: %v (output above)", err)
+	}
+	if !regexp.MustCompile(`(?m)^ℹ pass [1-9]`).Match(out) {
+		t.Fatalf("the real-client suite passed no test (output above)")
+	}
+}
+
+// nodeSuite returns the node binary once the suite's dependencies are
+// installed, or skips (fails in CI) saying what is missing.
+func nodeSuite(t *testing.T) string {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s (CI is set, so the real-client suite must run)", msg)
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed: the real-client suite needs Node.js 20 or newer")
+	}
+	for _, pkg := range []string{"revolt.js", "stoat.js", "ws"} {
+		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
+			missing("clients/node_modules/%s is missing: run `npm ci` in clients/ to run the real-client suite", pkg)
+		}
+	}
+	return node
+}
+
+// buildErmine builds cmd/ermine into a temporary directory.
+func buildErmine(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go is not on PATH: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ermine")
+	cmd := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "./cmd/ermine")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ermine: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startErmine runs the binary on 127.0.0.1:0 with a fresh data directory
+// and returns the API URL it announces; the test's end stops it. Its log
+// is printed when the test fails.
+func startErmine(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start ermine: %v", err)
+	}
+	log := &syncBuffer{}
+	serving := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			log.Write(append(line, '\n'))
+			var rec struct{ Msg, API string }
+			if json.Unmarshal(line, &rec) == nil && rec.Msg == "ermine is serving" {
+				select {
+				case serving <- rec.API:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		stopped := make(chan error, 1)
+		go func() { <-done; stopped <- cmd.Wait() }()
+		select {
+		case err := <-stopped:
+			if err != nil {
+				t.Errorf("ermine did not stop cleanly: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("ermine did not stop within 15 s of SIGINT")
+		}
+		if t.Failed() {
+			t.Logf("ermine log:\n%s", log.String())
+		}
+	})
+	select {
+	case url := <-serving:
+		if err := waitHealthy(url); err != nil {
+			t.Fatalf("ermine at %s: %v\n%s", url, err, log.String())
+		}
+		return url
+	case <-done:
+		t.Fatalf("ermine exited before serving:\n%s", log.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ermine did not start within 30 s:\n%s", log.String())
+	}
+	return ""
+}
+
+func waitHealthy(url string) error {
+	var last error
+	for range 50 {
+		res, err := http.Get(url + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("/healthz answered %d", res.StatusCode)
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.Join(errors.New("not healthy"), last)
+}
+
+// environ is the test's environment without Ermine's own settings (a
+// developer's ERMINE_DATABASE_URL must not reach the node under test) nor
+// Node options that would change the runner.
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "ERMINE_") || strings.HasPrefix(kv, "NODE_OPTIONS=") || strings.HasPrefix(kv, "NODE_TEST_CONTEXT=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

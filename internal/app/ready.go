@@ -1,0 +1,288 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"ermine/internal/chat"
+	"ermine/internal/perm"
+	"ermine/internal/store"
+)
+
+// ReadySections selects what a Ready event carries. The zero value asks
+// for nothing; DefaultReadySections is what a client gets when it names no
+// section.
+type ReadySections struct {
+	Users, Servers, Channels, Members, Emojis, VoiceStates, PolicyChanges bool
+	ChannelUnreads                                                        bool
+	// UserSettings asks for the synced settings with these keys, or all of
+	// them when the slice is empty but not nil.
+	UserSettings []string
+}
+
+// DefaultReadySections are the sections sent when the client named none:
+// every array, without channel_unreads and user_settings.
+func DefaultReadySections() ReadySections {
+	return ReadySections{Users: true, Servers: true, Channels: true, Members: true,
+		Emojis: true, VoiceStates: true, PolicyChanges: true}
+}
+
+// ReadyScope is what a connection follows after Ready, whatever sections
+// the client asked for: the gateway subscribes to exactly this.
+type ReadyScope struct {
+	// Users are the other users followed: those in a relationship with the
+	// caller and the recipients of their direct messages and groups.
+	Users []chat.ID
+	// Relations is the caller's relationship with each related user.
+	Relations map[chat.ID]chat.RelationshipStatus
+	// Servers maps each server the caller belongs to to the roles they hold.
+	Servers map[chat.ID][]chat.ID
+	// Channels maps each channel the caller sees to its server ("" for
+	// SavedMessages, direct messages and groups).
+	Channels map[chat.ID]chat.ID
+}
+
+// Ready builds the initial state of an events connection for caller,
+// with the sections asked for (behaviour.md §1.3): the caller's related
+// users and DM/group partners with the caller's own user last
+// (relationship "User"), their servers, the channels they may view, their
+// own memberships, their servers' emoji, no voice states (no voice
+// support), the policy changes they have not acknowledged and, when asked
+// for, their unreads and settings. Requested arrays are never nil, so they
+// travel as [] when empty. It also records the session as seen now.
+func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections) (*chat.ReadyEvent, *ReadyScope, error) {
+	me := caller.User
+	scope := &ReadyScope{
+		Relations: make(map[chat.ID]chat.RelationshipStatus),
+		Servers:   make(map[chat.ID][]chat.ID),
+		Channels:  make(map[chat.ID]chat.ID),
+	}
+	ev := &chat.ReadyEvent{Type: chat.EvReady}
+
+	relations, err := a.store.FetchRelationships(ctx, me.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch relationships: %w", err)
+	}
+	private, err := a.store.FetchPrivateChannels(ctx, me.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch private channels: %w", err)
+	}
+	members, err := a.store.FetchMemberships(ctx, me.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch memberships: %w", err)
+	}
+
+	// Users: relations first, then DM and group partners, self last.
+	var userIDs []chat.ID
+	seen := map[chat.ID]bool{me.ID: true}
+	for _, r := range relations {
+		scope.Relations[r.ID] = r.Status
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			userIDs = append(userIDs, r.ID)
+		}
+	}
+	channels := make([]*chat.Channel, 0, len(private))
+	for _, c := range private {
+		scope.Channels[c.ID] = ""
+		channels = append(channels, c)
+		if c.ChannelType == chat.ChannelSavedMessages {
+			continue
+		}
+		for _, r := range c.Recipients {
+			if !seen[r] {
+				seen[r] = true
+				userIDs = append(userIDs, r)
+			}
+		}
+	}
+	scope.Users = userIDs
+
+	// Servers and the channels the caller may view in them, computed
+	// whatever was asked for since subscriptions follow them.
+	serverIDs := make([]chat.ID, 0, len(members))
+	memberOf := make(map[chat.ID]*chat.Member, len(members))
+	for _, m := range members {
+		serverIDs = append(serverIDs, m.ID.Server)
+		memberOf[m.ID.Server] = m
+	}
+	servers, err := a.store.FetchServers(ctx, serverIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch servers: %w", err)
+	}
+	order := make(map[chat.ID]int, len(serverIDs))
+	for i, id := range serverIDs {
+		order[id] = i
+	}
+	slices.SortFunc(servers, func(x, y *chat.Server) int { return order[x.ID] - order[y.ID] })
+	ownMembers := make([]*chat.Member, 0, len(servers))
+	for _, s := range servers {
+		m := memberOf[s.ID]
+		ownMembers = append(ownMembers, m)
+		scope.Servers[s.ID] = slices.Clone(m.Roles)
+		sc, err := a.store.FetchServerChannels(ctx, s.ID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("fetch channels of %s: %w", s.ID, err)
+		}
+		for _, c := range a.viewableOf(me, s, m, sc) {
+			scope.Channels[c.ID] = s.ID
+			channels = append(channels, c)
+		}
+	}
+
+	if sections.Users {
+		users, err := a.readyUsers(ctx, me, relations, userIDs)
+		if err != nil {
+			return nil, nil, err
+		}
+		ev.Users = users
+	}
+	if sections.Servers {
+		ev.Servers = readyArray(servers)
+	}
+	if sections.Channels {
+		ev.Channels = channels
+	}
+	if sections.Members {
+		ev.Members = ownMembers
+	}
+	if sections.Emojis {
+		ev.Emojis = []*chat.Emoji{}
+		if len(serverIDs) > 0 {
+			emojis, err := a.store.FetchServerEmojis(ctx, serverIDs)
+			if err != nil {
+				return nil, nil, fmt.Errorf("fetch emoji: %w", err)
+			}
+			ev.Emojis = readyArray(emojis)
+		}
+	}
+	if sections.VoiceStates {
+		ev.VoiceStates = []chat.VoiceState{}
+	}
+	if sections.PolicyChanges {
+		changes, err := a.readyPolicyChanges(ctx, caller)
+		if err != nil {
+			return nil, nil, err
+		}
+		ev.PolicyChanges = changes
+	}
+	if sections.ChannelUnreads {
+		unreads, err := a.store.FetchUnreads(ctx, me.ID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("fetch unreads: %w", err)
+		}
+		ev.ChannelUnreads = readyArray(unreads)
+	}
+	if sections.UserSettings != nil {
+		settings, err := a.store.FetchSettings(ctx, me.ID, sections.UserSettings)
+		if err != nil {
+			return nil, nil, fmt.Errorf("fetch settings: %w", err)
+		}
+		if settings == nil {
+			settings = map[string]chat.Setting{}
+		}
+		ev.UserSettings = settings
+	}
+
+	if se := caller.Session; se != nil {
+		now := chat.TimeOf(a.now())
+		se.LastSeen = &now
+		if err := a.store.UpdateSession(ctx, se); err != nil && !errors.Is(err, store.ErrNotFound) {
+			a.log.ErrorContext(ctx, "record session last seen", "session", se.ID, "err", err)
+		}
+	}
+	return ev, scope, nil
+}
+
+// readyUsers renders the related users as the caller sees them, then the
+// caller's own user with relationship "User" and their relations.
+func (a *App) readyUsers(ctx context.Context, me *chat.User, relations []chat.Relationship, ids []chat.ID) ([]*chat.User, error) {
+	others, err := a.store.FetchUsers(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("fetch users: %w", err)
+	}
+	byID := make(map[chat.ID]*chat.User, len(others))
+	for _, u := range others {
+		byID[u.ID] = u
+	}
+	viewer := *me
+	viewer.Relations = relations
+	out := make([]*chat.User, 0, len(ids)+1)
+	for _, id := range ids {
+		u, ok := byID[id]
+		if !ok {
+			continue
+		}
+		out = append(out, a.userSeenBy(&viewer, u))
+	}
+	self := viewer
+	self.Relationship = chat.RelationUser
+	self.Online = !isInvisible(me)
+	self.Status = withoutInvisible(me.Status)
+	out = append(out, &self)
+	return out, nil
+}
+
+// userSeenBy renders another user for viewer (whose Relations are
+// loaded): no relations, the viewer's relationship, online when they are
+// connected and not Invisible, and nothing of their status or presence
+// when they blocked the viewer.
+func (a *App) userSeenBy(viewer, u *chat.User) *chat.User {
+	c := *u
+	c.Relations = nil
+	c.Relationship = perm.RelationshipOf(viewer, u)
+	c.Online = a.looksOnline(u)
+	c.Status = withoutInvisible(u.Status)
+	if c.Relationship == chat.RelationBlockedOther {
+		c.Status = nil
+		c.Online = false
+	}
+	return &c
+}
+
+// withoutInvisible returns s without an Invisible presence, which full
+// user objects never show (not even to the user themself).
+func withoutInvisible(s *chat.UserStatus) *chat.UserStatus {
+	if s == nil || s.Presence == nil || *s.Presence != chat.PresenceInvisible {
+		return s
+	}
+	c := *s
+	c.Presence = nil
+	if c.Text == nil {
+		return nil
+	}
+	return &c
+}
+
+// readyPolicyChanges lists the policy changes a user has not acknowledged:
+// those created after their last acknowledgement, or after their account
+// was made when they never acknowledged one. Bots have none to acknowledge.
+func (a *App) readyPolicyChanges(ctx context.Context, caller *Caller) ([]chat.PolicyChange, error) {
+	if caller.IsBot() {
+		return []chat.PolicyChange{}, nil
+	}
+	after := chat.TimeOf(caller.ID().Time())
+	acc, err := a.store.FetchAccount(ctx, caller.ID())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("fetch account: %w", err)
+	case acc.PolicyAcknowledged != nil:
+		after = *acc.PolicyAcknowledged
+	}
+	changes, err := a.store.FetchPolicyChanges(ctx, after)
+	if err != nil {
+		return nil, fmt.Errorf("fetch policy changes: %w", err)
+	}
+	return readyArray(changes), nil
+}
+
+// readyArray returns s, or an empty slice when s is nil, so it encodes as [].
+func readyArray[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,565 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"ermine/internal/app"
+	"ermine/internal/chat"
+	"ermine/internal/event"
+)
+
+// Member-list subscriptions (Subscribe packets) of one connection.
+const (
+	memberSubsMax = 5
+	memberSubTTL  = 15 * time.Minute
+)
+
+// errAlreadyAuthenticated answers an Authenticate on an authenticated
+// connection.
+var errAlreadyAuthenticated = &chat.Error{Type: "AlreadyAuthenticated"}
+
+// conn is one events connection.
+//
+// After authentication its follow state (servers, channels, users,
+// relations, member-list subscriptions) changes only in functions queued
+// on the socket (ws.Async), which run one at a time in order with the
+// frames it delivers; the read loop only reads that state, under mu.
+type conn struct {
+	g        *Gateway
+	ws       socket
+	binary   bool // msgpack: binary frames both ways
+	token    string
+	sections app.ReadySections
+	ip       string
+
+	pending atomic.Int32 // frames queued or being written
+	closing atomic.Bool  // being closed: nothing more is written
+	live    atomic.Bool  // Ready queued: frames go straight to the socket
+	failed  atomic.Bool  // an Error was sent: the connection is closing
+
+	// Set once by authenticate, on the read loop, before live.
+	caller *app.Caller
+
+	// topics and gone belong to the hub and are guarded by hub.mu.
+	topics map[string]struct{}
+	gone   bool
+
+	mu         sync.RWMutex
+	early      []pendingFrame                      // frames that arrived before Ready was queued
+	servers    map[chat.ID][]chat.ID               // server → roles held
+	channels   map[chat.ID]chat.ID                 // visible channel → its server ("" if private)
+	users      map[chat.ID]bool                    // other users followed
+	relations  map[chat.ID]chat.RelationshipStatus // the user's relationships
+	memberSubs []memberSub
+	subTimer   *time.Timer
+	recent     [8]string // event ids of the last UserUpdates delivered
+	recentNext int
+}
+
+// pendingFrame is a frame from the bus waiting for Ready.
+type pendingFrame struct {
+	topic string
+	in    *incoming
+}
+
+// memberSub is one Subscribe{server_id}, live until expires.
+type memberSub struct {
+	server  chat.ID
+	expires time.Time
+}
+
+// me is the connection's user id; valid once authenticated.
+func (c *conn) me() chat.ID { return c.caller.User.ID }
+
+// authenticated reports whether Ready has been built for c.
+func (c *conn) authenticated() bool { return c.live.Load() }
+
+// touch pushes the keep-alive deadline forward: any frame from the client
+// counts as a sign of life.
+func (c *conn) touch() {
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.g.keepalive))
+}
+
+// onOpen authenticates with the URL token, when one was given.
+func (c *conn) onOpen() {
+	if c.token != "" {
+		c.authenticate(c.token)
+	}
+}
+
+// onControl notes a ping or pong frame.
+func (c *conn) onControl() { c.touch() }
+
+// onClose forgets the connection: subscriptions, presence, registration.
+func (c *conn) onClose() {
+	c.closing.Store(true)
+	if err := c.g.hub.removeAll(c); err != nil {
+		c.g.log.Error("events: leave topics", "err", err)
+	}
+	c.mu.Lock()
+	if c.subTimer != nil {
+		c.subTimer.Stop()
+	}
+	c.early = nil
+	c.mu.Unlock()
+	if c.authenticated() {
+		c.g.app.UserDisconnected(c.g.ctx, c.me())
+	}
+	c.g.unregister(c)
+}
+
+// closeWith closes the connection with a close frame.
+func (c *conn) closeWith(code uint16, reason string) {
+	c.closing.Store(true)
+	c.ws.Close(code, reason)
+}
+
+// abort cuts the connection without a close frame.
+func (c *conn) abort() {
+	c.closing.Store(true)
+	c.ws.Abort()
+}
+
+// enqueue runs f on the connection's queue, counted against the send
+// queue bound. A connection over the bound is cut.
+func (c *conn) enqueue(f func()) {
+	if !c.reserve() {
+		return
+	}
+	c.ws.Async(func() {
+		defer c.pending.Add(-1)
+		f()
+	})
+}
+
+// reserve counts one more pending frame, cutting the connection when the
+// client has fallen SendQueue frames behind.
+func (c *conn) reserve() bool {
+	if c.closing.Load() {
+		return false
+	}
+	if c.pending.Add(1) > c.g.sendQueue {
+		c.pending.Add(-1)
+		if c.closing.CompareAndSwap(false, true) {
+			c.g.stats.slow.Add(1)
+			c.g.log.Info("events: dropping slow client", "ip", c.ip)
+			c.ws.Abort()
+		}
+		return false
+	}
+	return true
+}
+
+// write sends b unless the connection is closing. Run on the queue.
+func (c *conn) write(b []byte) {
+	if c.closing.Load() || b == nil {
+		return
+	}
+	if err := c.ws.Write(c.binary, b); err != nil {
+		c.closing.Store(true)
+	}
+}
+
+// send queues a packet the gateway builds for this connection alone.
+func (c *conn) send(v any) {
+	b, err := c.encode(v)
+	if err != nil {
+		c.g.log.Error("events: encode packet", "err", err)
+		return
+	}
+	c.enqueue(func() { c.write(b) })
+}
+
+// encode renders v in the connection's format.
+func (c *conn) encode(v any) ([]byte, error) {
+	if c.binary {
+		return event.Msgpack(v)
+	}
+	return json.Marshal(v)
+}
+
+// fail sends an Error packet and closes the connection; it is for
+// failures the client cannot fix by retrying.
+func (c *conn) fail(e *chat.Error) {
+	c.failed.Store(true)
+	b, err := c.encode(chat.ErrorEvent{Type: chat.EvError, Data: e})
+	if err != nil {
+		c.closeWith(closeInternal, "")
+		return
+	}
+	c.enqueue(func() {
+		c.write(b)
+		c.closeWith(closeNormal, "")
+	})
+}
+
+// clientPacket is a packet from the client, in either format.
+type clientPacket struct {
+	Type     string `json:"type" msgpack:"type"`
+	Token    string `json:"token" msgpack:"token"`
+	Channel  string `json:"channel" msgpack:"channel"`
+	ServerID string `json:"server_id" msgpack:"server_id"`
+}
+
+// pingData holds a Ping's data in its original encoding.
+type pingData struct {
+	JSON    json.RawMessage    `json:"data"`
+	Msgpack msgpack.RawMessage `msgpack:"data"`
+}
+
+// onMessage handles a client packet. Frames of the other format's kind,
+// undecodable packets and unknown types are ignored.
+func (c *conn) onMessage(binary bool, b []byte) {
+	c.touch()
+	if binary != c.binary || c.closing.Load() || c.failed.Load() {
+		return
+	}
+	var p clientPacket
+	var err error
+	if c.binary {
+		err = msgpack.Unmarshal(b, &p)
+	} else {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil {
+		return
+	}
+	if p.Type == "Authenticate" {
+		if c.authenticated() {
+			c.send(chat.ErrorEvent{Type: chat.EvError, Data: errAlreadyAuthenticated})
+			return
+		}
+		c.authenticate(p.Token)
+		return
+	}
+	if !c.authenticated() {
+		return // nothing but Authenticate counts before Ready
+	}
+	switch p.Type {
+	case "Ping":
+		c.pong(b)
+	case "BeginTyping", "EndTyping":
+		id := chat.ID(p.Channel)
+		c.mu.RLock()
+		_, visible := c.channels[id]
+		c.mu.RUnlock()
+		if visible {
+			c.g.app.Typing(c.g.ctx, c.me(), id, p.Type == "BeginTyping")
+		}
+	case "Subscribe":
+		if c.caller.IsBot() {
+			return // bots follow every member list already
+		}
+		id := chat.ID(p.ServerID)
+		c.mu.RLock()
+		_, member := c.servers[id]
+		c.mu.RUnlock()
+		if member {
+			c.enqueue(func() { c.subscribeMembers(id) })
+		}
+	}
+}
+
+// pong answers a Ping with its data, whatever value it holds.
+func (c *conn) pong(b []byte) {
+	var d pingData
+	var out []byte
+	var err error
+	if c.binary {
+		if err = msgpack.Unmarshal(b, &d); err != nil {
+			return
+		}
+		data := d.Msgpack
+		if len(data) == 0 {
+			data = msgpack.RawMessage{msgpackNil}
+		}
+		out, err = event.Msgpack(chat.PongEvent{Type: chat.EvPong, Data: data})
+	} else {
+		if err = json.Unmarshal(b, &d); err != nil {
+			return
+		}
+		data := d.JSON
+		if len(data) == 0 {
+			data = json.RawMessage("null")
+		}
+		out, err = json.Marshal(chat.PongEvent{Type: chat.EvPong, Data: data})
+	}
+	if err != nil {
+		return
+	}
+	c.enqueue(func() { c.write(out) })
+}
+
+// authenticate runs the handshake for token: on success Authenticated
+// and Ready are queued, the connection follows its topics and goes live,
+// and the user is counted online. It runs on the read loop.
+func (c *conn) authenticate(token string) {
+	g := c.g
+	ctx := g.ctx
+	if !g.guard.allowed(c.ip) {
+		c.closeWith(closeTryLater, "too many failed authentication attempts")
+		return
+	}
+	caller, err := g.app.Authenticate(ctx, token, "")
+	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
+		caller, err = g.app.Authenticate(ctx, "", token)
+	}
+	var ce *chat.Error
+	switch {
+	case errors.Is(err, app.ErrOnboardingNotFinished):
+		c.fail(app.ErrOnboardingNotFinished)
+		return
+	case errors.As(err, &ce) && (ce.Type == chat.ErrInvalidSession.Type || ce.Type == chat.ErrNotAuthenticated.Type):
+		g.guard.failed(ctx, c.ip)
+		c.fail(chat.ErrInvalidSession)
+		return
+	case err != nil:
+		// Transient: close without an Error packet, which clients take
+		// as permanent, so they reconnect.
+		g.log.Error("events: authenticate", "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
+	ready, scope, err := g.app.Ready(ctx, caller, c.sections)
+	if err != nil {
+		g.log.Error("events: build ready", "user", caller.User.ID, "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
+	authBytes, err := c.encode(chat.TypeOnly{Type: chat.EvAuthenticated})
+	if err != nil {
+		c.closeWith(closeInternal, "")
+		return
+	}
+	readyBytes, err := c.encode(ready)
+	if err != nil {
+		g.log.Error("events: encode ready", "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
+
+	c.caller = caller
+	me := caller.User.ID
+	c.mu.Lock()
+	c.servers = scope.Servers
+	c.channels = scope.Channels
+	c.relations = scope.Relations
+	c.users = make(map[chat.ID]bool, len(scope.Users))
+	for _, u := range scope.Users {
+		c.users[u] = true
+	}
+	c.mu.Unlock()
+
+	topics := make([]string, 0, 2+len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
+	topics = append(topics, event.Private(me), event.Of(me))
+	for _, u := range scope.Users {
+		topics = append(topics, event.Of(u))
+	}
+	for s := range scope.Servers {
+		topics = append(topics, event.Of(s))
+		if caller.IsBot() {
+			topics = append(topics, event.Members(s))
+		}
+	}
+	for ch := range scope.Channels {
+		topics = append(topics, event.Of(ch))
+	}
+	// Follow before Ready is queued: frames published from now on wait in
+	// early and are written after Ready, so none is lost or precedes it.
+	if err := g.hub.add(c, topics...); err != nil {
+		g.log.Error("events: follow topics", "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
+	if !c.reserve() || !c.reserve() {
+		return
+	}
+	c.ws.Async(func() {
+		defer c.pending.Add(-2)
+		c.write(authBytes)
+		c.write(readyBytes)
+	})
+	c.mu.Lock()
+	for _, p := range c.early {
+		c.ws.Async(func() {
+			defer c.pending.Add(-1)
+			c.handle(p.topic, p.in)
+		})
+	}
+	c.early = nil
+	c.live.Store(true)
+	c.mu.Unlock()
+	g.app.UserConnected(ctx, caller.User)
+}
+
+// deliver queues a frame from the bus for this connection.
+func (c *conn) deliver(topic string, in *incoming) {
+	if !c.reserve() {
+		return
+	}
+	if !c.live.Load() {
+		c.mu.Lock()
+		if !c.live.Load() {
+			if !c.closing.Load() {
+				c.early = append(c.early, pendingFrame{topic, in})
+			}
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	c.ws.Async(func() {
+		defer c.pending.Add(-1)
+		c.handle(topic, in)
+	})
+}
+
+// subscribeMembers follows a server's member list for memberSubTTL,
+// keeping at most memberSubsMax such subscriptions (the one closest to
+// expiry gives way). Run on the queue.
+func (c *conn) subscribeMembers(server chat.ID) {
+	now := time.Now()
+	var evict chat.ID
+	c.mu.Lock()
+	if _, member := c.servers[server]; !member {
+		c.mu.Unlock()
+		return
+	}
+	found := false
+	for i := range c.memberSubs {
+		if c.memberSubs[i].server == server {
+			c.memberSubs[i].expires = now.Add(memberSubTTL)
+			found = true
+		}
+	}
+	if !found {
+		if len(c.memberSubs) >= memberSubsMax {
+			oldest := 0
+			for i, s := range c.memberSubs {
+				if s.expires.Before(c.memberSubs[oldest].expires) {
+					oldest = i
+				}
+			}
+			evict = c.memberSubs[oldest].server
+			c.memberSubs = append(c.memberSubs[:oldest], c.memberSubs[oldest+1:]...)
+		}
+		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(memberSubTTL)})
+	}
+	c.armSubTimer(now)
+	c.mu.Unlock()
+	if evict != "" {
+		c.unfollow(event.Members(evict))
+	}
+	if !found {
+		c.follow(event.Members(server))
+	}
+}
+
+// armSubTimer sets the timer for the next member-list expiry. c.mu held.
+func (c *conn) armSubTimer(now time.Time) {
+	if len(c.memberSubs) == 0 {
+		if c.subTimer != nil {
+			c.subTimer.Stop()
+		}
+		return
+	}
+	next := c.memberSubs[0].expires
+	for _, s := range c.memberSubs[1:] {
+		if s.expires.Before(next) {
+			next = s.expires
+		}
+	}
+	if c.subTimer == nil {
+		c.subTimer = time.AfterFunc(next.Sub(now), func() { c.enqueue(c.expireMembers) })
+		return
+	}
+	c.subTimer.Reset(next.Sub(now))
+}
+
+// expireMembers drops the member-list subscriptions past their time. Run
+// on the queue.
+func (c *conn) expireMembers() {
+	now := time.Now()
+	var expired []string
+	c.mu.Lock()
+	kept := c.memberSubs[:0]
+	for _, s := range c.memberSubs {
+		if now.Before(s.expires) {
+			kept = append(kept, s)
+		} else {
+			expired = append(expired, event.Members(s.server))
+		}
+	}
+	c.memberSubs = kept
+	c.armSubTimer(now)
+	c.mu.Unlock()
+	c.unfollow(expired...)
+}
+
+// follow and unfollow change the connection's topics, logging failures.
+func (c *conn) follow(topics ...string) {
+	if len(topics) == 0 {
+		return
+	}
+	if err := c.g.hub.add(c, topics...); err != nil {
+		c.g.log.Error("events: follow topics", "err", err)
+	}
+}
+
+func (c *conn) unfollow(topics ...string) {
+	if len(topics) == 0 {
+		return
+	}
+	if err := c.g.hub.remove(c, topics...); err != nil {
+		c.g.log.Error("events: unfollow topics", "err", err)
+	}
+}
+
+// readySections reads the ready query parameters: none means the default
+// sections, otherwise exactly the named ones. Values may also be given
+// comma-separated; user_settings[key] asks for one settings key and
+// user_settings alone for all of them.
+func readySections(values []string) app.ReadySections {
+	if len(values) == 0 {
+		return app.DefaultReadySections()
+	}
+	var s app.ReadySections
+	for _, v := range values {
+		for _, name := range strings.Split(v, ",") {
+			switch name = strings.TrimSpace(name); name {
+			case "users":
+				s.Users = true
+			case "servers":
+				s.Servers = true
+			case "channels":
+				s.Channels = true
+			case "members":
+				s.Members = true
+			case "emojis":
+				s.Emojis = true
+			case "voice_states":
+				s.VoiceStates = true
+			case "policy_changes":
+				s.PolicyChanges = true
+			case "channel_unreads":
+				s.ChannelUnreads = true
+			case "user_settings":
+				if s.UserSettings == nil {
+					s.UserSettings = []string{}
+				}
+			default:
+				if key, ok := strings.CutPrefix(name, "user_settings["); ok && strings.HasSuffix(key, "]") && len(key) > 1 {
+					s.UserSettings = append(s.UserSettings, strings.TrimSuffix(key, "]"))
+				}
+			}
+		}
+	}
+	return s
+}

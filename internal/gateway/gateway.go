@@ -1,0 +1,278 @@
+// Package gateway serves the events WebSocket (seed parts 3 and 6): it
+// authenticates a connection, sends Authenticated and Ready, then relays
+// the events of everything the user may see, and answers client packets
+// (Ping, typing, member-list Subscribe).
+//
+// A node holds one bus subscription whose topic set is the union of what
+// its connections follow; a hub maps each topic to its local followers.
+// Frames arrive encoded once per format (package event) and the same
+// bytes are written to every follower that may see them. Each connection
+// processes its frames in order on a goroutine that exists only while it
+// has work, behind a bounded count of pending frames: a client that stops
+// reading is disconnected instead of growing the server's memory.
+//
+// Permission is checked per delivery: a connection keeps the servers it
+// belongs to, the roles it holds and the channels it may view, drops
+// events about anything else, and asks the app to recompute visibility on
+// the events that can change it, turning the differences into
+// ChannelCreate and ChannelDelete packets inside a Bulk.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lxzan/gws"
+
+	"ermine/internal/app"
+	"ermine/internal/pubsub"
+)
+
+// Defaults of Options.
+const (
+	DefaultKeepalive = 60 * time.Second
+	DefaultSendQueue = 256
+	DefaultMaxPacket = 16 << 10
+)
+
+// Failed authentication attempts allowed per client address and window.
+const (
+	authAttempts = 20
+	authWindow   = 10 * time.Second
+)
+
+// Options configure a Gateway.
+type Options struct {
+	App *app.App
+	Bus pubsub.Bus
+	// Log receives connection errors; discarded when nil.
+	Log *slog.Logger
+	// Keepalive is how long a connection may stay silent (no packet, no
+	// ping frame) before it is dropped; DefaultKeepalive when zero.
+	Keepalive time.Duration
+	// SendQueue is how many frames may wait for a connection before it
+	// counts as too slow and is dropped; DefaultSendQueue when zero.
+	SendQueue int
+	// MaxPacket is the largest client frame accepted, in bytes; larger
+	// ones end the connection (close 1009). DefaultMaxPacket when zero.
+	MaxPacket int64
+}
+
+// Gateway serves events connections. Create it with New, mount it as an
+// http.Handler and call Shutdown when the server stops.
+type Gateway struct {
+	app       *app.App
+	log       *slog.Logger
+	keepalive time.Duration
+	sendQueue int32
+	upgrader  *gws.Upgrader
+	hub       *hub
+	guard     *authGuard
+	// ctx is the context of work done for connections; it outlives
+	// requests since connections do.
+	ctx context.Context
+
+	mu     sync.Mutex
+	conns  map[*conn]struct{}
+	closed bool
+	idle   chan struct{} // closed when closed and conns is empty
+
+	scratch []*conn // dispatch's follower buffer; dispatch is serialised
+
+	stats struct {
+		slow, keepalive atomic.Uint64
+	}
+}
+
+// New returns a gateway relaying the events published on opts.Bus.
+func New(opts Options) (*Gateway, error) {
+	if opts.App == nil || opts.Bus == nil {
+		return nil, errors.New("gateway: App and Bus are required")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Keepalive <= 0 {
+		opts.Keepalive = DefaultKeepalive
+	}
+	if opts.SendQueue <= 0 {
+		opts.SendQueue = DefaultSendQueue
+	}
+	if opts.MaxPacket <= 0 {
+		opts.MaxPacket = DefaultMaxPacket
+	}
+	g := &Gateway{
+		app:       opts.App,
+		log:       opts.Log,
+		keepalive: opts.Keepalive,
+		sendQueue: int32(min(opts.SendQueue, 1<<30)),
+		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
+		hub:       newHub(),
+		guard:     newAuthGuard(),
+		ctx:       context.Background(),
+		conns:     make(map[*conn]struct{}),
+		idle:      make(chan struct{}),
+	}
+	sub, err := opts.Bus.Subscribe(g.dispatch)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: subscribe to bus: %w", err)
+	}
+	g.hub.sub = sub
+	return g, nil
+}
+
+// Stats are counters of a gateway's life so far.
+type Stats struct {
+	// Connections is the number of open connections.
+	Connections int
+	// SlowDisconnects counts connections dropped for not reading.
+	SlowDisconnects uint64
+}
+
+// Stats returns the gateway's counters.
+func (g *Gateway) Stats() Stats {
+	g.mu.Lock()
+	n := len(g.conns)
+	g.mu.Unlock()
+	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load()}
+}
+
+// ServeHTTP upgrades a request to an events connection, which lives on
+// after ServeHTTP returns until it closes or Shutdown closes it (the
+// http.Server no longer tracks it). It answers whatever path it is
+// mounted at. Query parameters:
+// version (ignored), format (json or msgpack), token and ready (repeatable).
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !isUpgrade(r) {
+		w.Header().Set("Upgrade", "websocket")
+		http.Error(w, "this is the events WebSocket: connect with a WebSocket client", http.StatusUpgradeRequired)
+		return
+	}
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	q := r.URL.Query()
+	c := &conn{
+		g:        g,
+		binary:   q.Get("format") == "msgpack",
+		token:    q.Get("token"),
+		sections: readySections(q["ready"]),
+		ip:       clientIP(r),
+	}
+	s, err := g.upgrader.Upgrade(w, r)
+	if err != nil {
+		g.log.Debug("events: upgrade failed", "err", err)
+		return
+	}
+	c.ws = gwsSocket{s}
+	s.Session().Store("", c)
+	if !g.register(c) {
+		c.closeWith(closeGoingAway, "server shutting down")
+		return
+	}
+	c.touch()
+	// The read loop runs on a goroutine of its own so this one, whose
+	// stack and buffers grew while net/http parsed the request, ends.
+	go s.ReadLoop()
+}
+
+// isUpgrade reports whether r asks for a WebSocket.
+func isUpgrade(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// clientIP is the address authentication attempts are counted against.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// register adds c to the open connections, unless shutting down.
+func (g *Gateway) register(c *conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.conns[c] = struct{}{}
+	return true
+}
+
+// unregister removes c from the open connections.
+func (g *Gateway) unregister(c *conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.conns, c)
+	if g.closed && len(g.conns) == 0 {
+		select {
+		case <-g.idle:
+		default:
+			close(g.idle)
+		}
+	}
+}
+
+// Shutdown stops accepting connections and closes the open ones with a
+// close frame (1001, going away) so clients reconnect, then waits for them
+// to finish until ctx is done, when the rest are cut. It then leaves the
+// bus. It returns ctx's error when connections had to be cut.
+func (g *Gateway) Shutdown(ctx context.Context) error {
+	g.mu.Lock()
+	first := !g.closed
+	g.closed = true
+	conns := make([]*conn, 0, len(g.conns))
+	for c := range g.conns {
+		conns = append(conns, c)
+	}
+	if len(g.conns) == 0 && first {
+		close(g.idle)
+	}
+	g.mu.Unlock()
+	for _, c := range conns {
+		go c.closeWith(closeGoingAway, "server shutting down")
+	}
+	var err error
+	select {
+	case <-g.idle:
+	case <-ctx.Done():
+		err = ctx.Err()
+		for _, c := range conns {
+			c.abort()
+		}
+		<-g.idle
+	}
+	if cerr := g.hub.sub.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("gateway: leave bus: %w", cerr)
+	}
+	return err
+}
+
+// dispatch hands a frame from the bus to the local followers of its
+// topic. The bus serialises calls, so the scratch buffer is safe.
+func (g *Gateway) dispatch(topic string, msg []byte) {
+	in, ok := readIncoming(msg)
+	if !ok {
+		g.log.Warn("events: unroutable frame on bus", "topic", topic)
+		return
+	}
+	g.scratch = g.hub.followers(g.scratch[:0], topic)
+	for _, c := range g.scratch {
+		c.deliver(topic, in)
+	}
+	clear(g.scratch)
+}

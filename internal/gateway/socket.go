@@ -1,0 +1,143 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/lxzan/gws"
+)
+
+// socket is what the gateway needs of one WebSocket connection. It keeps
+// the WebSocket library behind a small seam: gwsSocket implements it.
+type socket interface {
+	// Async runs f after every function queued before it, one at a time,
+	// on a goroutine the socket starts only while there is work. f may
+	// call Write.
+	Async(f func())
+	// Write sends one text (JSON) or binary (msgpack) frame and blocks
+	// until it is written or the connection fails.
+	Write(binary bool, b []byte) error
+	// Close sends a close frame with code and reason and closes the
+	// connection. It may block behind a write under way.
+	Close(code uint16, reason string)
+	// Abort closes the network connection at once, without a close frame;
+	// a write blocked on a client that stopped reading then fails.
+	Abort()
+	// SetReadDeadline drops the connection when no frame arrives by t.
+	SetReadDeadline(t time.Time) error
+}
+
+// Close codes the gateway sends.
+const (
+	closeNormal    = 1000 // after Error or Logout
+	closeGoingAway = 1001 // server shutdown: reconnect elsewhere or later
+	closeInternal  = 1011 // a transient failure: reconnect
+	closeTryLater  = 1013 // too many authentication attempts
+)
+
+// gwsSocket adapts a gws connection.
+type gwsSocket struct{ c *gws.Conn }
+
+func (s gwsSocket) Async(f func()) { s.c.Async(f) }
+
+func (s gwsSocket) Write(binary bool, b []byte) error {
+	op := gws.OpcodeText
+	if binary {
+		op = gws.OpcodeBinary
+	}
+	return s.c.WriteMessage(op, b)
+}
+
+func (s gwsSocket) Close(code uint16, reason string) { _ = s.c.WriteClose(code, []byte(reason)) }
+
+func (s gwsSocket) Abort() { _ = s.c.NetConn().Close() }
+
+func (s gwsSocket) SetReadDeadline(t time.Time) error { return s.c.SetReadDeadline(t) }
+
+// gwsEvents receives the callbacks of every gws connection and hands them
+// to the gateway connection stored in the gws session.
+type gwsEvents struct{}
+
+// connOf returns the gateway connection of a gws connection.
+func connOf(s *gws.Conn) *conn {
+	v, _ := s.Session().Load("")
+	c, _ := v.(*conn)
+	return c
+}
+
+func (gwsEvents) OnOpen(s *gws.Conn) {
+	if c := connOf(s); c != nil {
+		c.onOpen()
+	}
+}
+
+func (gwsEvents) OnClose(s *gws.Conn, _ error) {
+	if c := connOf(s); c != nil {
+		c.onClose()
+	}
+}
+
+func (gwsEvents) OnPing(s *gws.Conn, payload []byte) {
+	if c := connOf(s); c != nil {
+		c.onControl()
+	}
+	// RFC 6455 wants the ping's payload echoed. The pong is written from
+	// the read loop like gws's own handler does; control frames are tiny.
+	_ = s.WritePong(payload)
+}
+
+func (gwsEvents) OnPong(s *gws.Conn, _ []byte) {
+	if c := connOf(s); c != nil {
+		c.onControl()
+	}
+}
+
+func (gwsEvents) OnMessage(s *gws.Conn, m *gws.Message) {
+	defer m.Close()
+	if c := connOf(s); c != nil {
+		c.onMessage(m.Opcode == gws.OpcodeBinary, m.Bytes())
+	}
+}
+
+// slot is a gws session holding only the gateway connection: the library
+// default is a locked map per connection, more than one pointer needs.
+// It is written once before the read loop starts and only read after.
+type slot struct{ v any }
+
+func (s *slot) Len() int {
+	if s.v == nil {
+		return 0
+	}
+	return 1
+}
+func (s *slot) Load(string) (any, bool) { return s.v, s.v != nil }
+func (s *slot) Delete(string)           { s.v = nil }
+func (s *slot) Store(_ string, v any)   { s.v = v }
+func (s *slot) Range(f func(string, any) bool) {
+	if s.v != nil {
+		f("", s.v)
+	}
+}
+
+// newUpgrader returns the gws upgrader of a gateway. Compression stays
+// off: it costs memory per connection and most frames are small.
+// A panic in a callback is recovered and logged, ending only that
+// connection's frame, never the server.
+func newUpgrader(maxPacket int64, log *slog.Logger) *gws.Upgrader {
+	return gws.NewUpgrader(gwsEvents{}, &gws.ServerOption{
+		Logger:             gwsLogger{log},
+		Recovery:           gws.Recovery,
+		ReadMaxPayloadSize: int(maxPacket),
+		ReadBufferSize:     1024,
+		HandshakeTimeout:   10 * time.Second,
+		NewSession:         func() gws.SessionStorage { return &slot{} },
+		Authorize:          func(*http.Request, gws.SessionStorage) bool { return true },
+	})
+}
+
+// gwsLogger sends gws's error log to slog.
+type gwsLogger struct{ log *slog.Logger }
+
+func (l gwsLogger) Error(v ...any) { l.log.Error("websocket", "detail", fmt.Sprint(v...)) }
