@@ -26,11 +26,14 @@ import (
 //     reuses the stored bytes, type and metadata without processing them
 //     again. The blob goes when the last record naming it goes.
 //   - A file is used at most once, by a route that takes a file of its tag
-//     (useFile). Until then it cannot be downloaded, and if it stays
-//     unused for Limits.UnusedFileTTL the sweep removes it.
-//   - Routes that drop a used file (message deleted, avatar removed) call
-//     releaseFile; the file stops being served at once and the sweep
-//     removes it later.
+//     (useFile in file_use.go, claimUpload in server_access.go: inside the
+//     route's transaction, NotFound for an unknown, used, released or
+//     wrongly tagged id). Until then it cannot be downloaded, and if it
+//     stays unused for Limits.UnusedFileTTL the sweep removes it.
+//   - Routes that drop a used file (message deleted, avatar replaced or
+//     removed) mark it deleted (dropFile, releaseUpload); it stops being
+//     served at once and the sweep removes it and, when nothing else
+//     refers to them, its bytes.
 //
 // Blob writes cannot join a database transaction, so records and blobs
 // are kept consistent by order and by a lock per hash: an upload stores
@@ -211,52 +214,6 @@ func cleanFilename(name string) string {
 		return "unnamed-file"
 	}
 	return s
-}
-
-// useFile marks the file id as used for usedFor (e.g. "message",
-// "avatar") inside the caller's transaction tx and returns it. Routes
-// that take a file id (message attachments and text-embed media, user
-// and member avatars, profile backgrounds, server icons and banners,
-// channel and group icons, emoji, webhook avatars) call it with the tag
-// they require. A file that does not exist, was uploaded under another
-// tag, was used already or was released is NotFound; the uploader is not
-// checked, as in the original.
-func (a *App) useFile(ctx context.Context, tx store.Store, id, tag, usedFor string) (*chat.File, error) {
-	rec, err := tx.FetchFile(ctx, id)
-	if err != nil {
-		return nil, notFound(dbError("fetch file", err))
-	}
-	if rec.Tag != tag || rec.UsedFor != "" || isDeleted(rec) {
-		return nil, chat.ErrNotFound
-	}
-	rec.UsedFor = usedFor
-	if err := tx.UpdateFile(ctx, rec); err != nil {
-		return nil, dbError("update file", err)
-	}
-	f := rec.File
-	return &f, nil
-}
-
-// releaseFile marks the file id deleted inside the caller's transaction
-// tx, for routes that drop a used file: a deleted message's attachments,
-// an avatar, background, icon or banner that is removed. The file is no
-// longer served; the sweep removes its record and, when nothing else
-// refers to them, its bytes. Releasing a file that is gone already is not
-// an error.
-func (a *App) releaseFile(ctx context.Context, tx store.Store, id string) error {
-	rec, err := tx.FetchFile(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return dbError("fetch file", err)
-	}
-	if isDeleted(rec) {
-		return nil
-	}
-	t := true
-	rec.Deleted = &t
-	return dbError("update file", tx.UpdateFile(ctx, rec))
 }
 
 func isDeleted(f *chat.FileRecord) bool { return f.Deleted != nil && *f.Deleted }

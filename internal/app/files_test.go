@@ -155,7 +155,9 @@ func TestUploadDeduplicates(t *testing.T) {
 	}
 }
 
-func TestUseAndReleaseFile(t *testing.T) {
+// TestUseAndDropFile checks the use-once rule with the helpers routes
+// call, and that serving follows it.
+func TestUseAndDropFile(t *testing.T) {
 	fa := newFileApp(t)
 	ctx := context.Background()
 	p := &prepared{meta: imageMeta(), ctype: "image/png"}
@@ -167,7 +169,7 @@ func TestUseAndReleaseFile(t *testing.T) {
 		var out *chat.File
 		err := fa.store.InTx(ctx, func(tx store.Store) error {
 			var err error
-			out, err = fa.useFile(ctx, tx, id, tag, "avatar")
+			out, err = useFile(ctx, tx, id, tag, fileUseAvatar, chat.NewID())
 			return err
 		})
 		return out, err
@@ -207,7 +209,7 @@ func TestUseAndReleaseFile(t *testing.T) {
 		t.Fatalf("served under another tag: %v", err)
 	}
 	release := func(id string) error {
-		return fa.store.InTx(ctx, func(tx store.Store) error { return fa.releaseFile(ctx, tx, id) })
+		return fa.store.InTx(ctx, func(tx store.Store) error { return dropFile(ctx, tx, &chat.File{ID: id}) })
 	}
 	if err := release(f.ID); err != nil {
 		t.Fatal(err)
@@ -231,7 +233,7 @@ func TestUseAndReleaseFile(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	err = fa.store.InTx(ctx, func(tx store.Store) error {
-		if _, err := fa.useFile(ctx, tx, g.ID, "avatars", "avatar"); err != nil {
+		if _, err := useFile(ctx, tx, g.ID, "avatars", fileUseAvatar, chat.NewID()); err != nil {
 			return err
 		}
 		return boom
@@ -254,7 +256,7 @@ func TestSweepFiles(t *testing.T) {
 	reported, _ := fa.upload(t, "attachments", []byte("reported"), p)
 	for _, id := range []string{used.ID, released.ID, reported.ID} {
 		err := fa.store.InTx(ctx, func(tx store.Store) error {
-			_, err := fa.useFile(ctx, tx, id, "attachments", "message")
+			_, err := useFile(ctx, tx, id, "attachments", "message", chat.NewID())
 			return err
 		})
 		if err != nil {
@@ -262,7 +264,7 @@ func TestSweepFiles(t *testing.T) {
 		}
 	}
 	for _, id := range []string{released.ID, reported.ID} {
-		if err := fa.store.InTx(ctx, func(tx store.Store) error { return fa.releaseFile(ctx, tx, id) }); err != nil {
+		if err := fa.store.InTx(ctx, func(tx store.Store) error { return dropFile(ctx, tx, &chat.File{ID: id}) }); err != nil {
 			t.Fatal(err)
 		}
 	}
