@@ -26,12 +26,12 @@ import (
 //     reuses the stored bytes, type and metadata without processing them
 //     again. The blob goes when the last record naming it goes.
 //   - A file is used at most once, by a route that takes a file of its tag
-//     (useFile in file_use.go, claimUpload in server_access.go: inside the
+//     (useFile in file_use.go, inside the
 //     route's transaction, NotFound for an unknown, used, released or
 //     wrongly tagged id). Until then it cannot be downloaded, and if it
 //     stays unused for Limits.UnusedFileTTL the sweep removes it.
 //   - Routes that drop a used file (message deleted, avatar replaced or
-//     removed) mark it deleted (dropFile, releaseUpload); it stops being
+//     removed) mark it deleted (dropFile); it stops being
 //     served at once and the sweep removes it and, when nothing else
 //     refers to them, its bytes.
 //

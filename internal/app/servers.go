@@ -129,12 +129,12 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		case chat.FieldSystemMessages:
 			s.SystemMessages = nil
 		case chat.FieldIcon:
-			if err := releaseUpload(ctx, st, s.Icon); err != nil {
+			if err := dropFile(ctx, st, s.Icon); err != nil {
 				return err
 			}
 			s.Icon = nil
 		case chat.FieldBanner:
-			if err := releaseUpload(ctx, st, s.Banner); err != nil {
+			if err := dropFile(ctx, st, s.Banner); err != nil {
 				return err
 			}
 			s.Banner = nil
@@ -149,22 +149,22 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		changed["description"] = *s.Description
 	}
 	if data.Icon != nil {
-		f, err := claimUpload(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID, s.ID)
+		f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID)
 		if err != nil {
 			return err
 		}
-		if err := releaseUpload(ctx, st, s.Icon); err != nil {
+		if err := dropFile(ctx, st, s.Icon); err != nil {
 			return err
 		}
 		s.Icon = f
 		changed["icon"] = f
 	}
 	if data.Banner != nil {
-		f, err := claimUpload(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID, s.ID)
+		f, err := useFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID)
 		if err != nil {
 			return err
 		}
-		if err := releaseUpload(ctx, st, s.Banner); err != nil {
+		if err := dropFile(ctx, st, s.Banner); err != nil {
 			return err
 		}
 		s.Banner = f
