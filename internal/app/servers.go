@@ -239,6 +239,9 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 			if err := st.DetachEmojis(ctx, id); err != nil {
 				return dbError("detach emojis", err)
 			}
+			if err := a.releaseServerFiles(ctx, st, x.server); err != nil {
+				return err
+			}
 			return lookupError("delete server", st.DeleteServer(ctx, id))
 		})
 		if err != nil {
@@ -376,4 +379,31 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 	a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 		RoleID: roleID, Data: chat.Partial{"permissions": next}, Clear: []string{}}, event.Of(id))
 	return s, nil
+}
+
+// releaseServerFiles marks the uploads a server being deleted used (its
+// icon and banner, its channels' icons, its members' avatars) deleted, so
+// the file service reclaims them.
+func (a *App) releaseServerFiles(ctx context.Context, st store.Store, s *chat.Server) error {
+	files := []*chat.File{s.Icon, s.Banner}
+	channels, err := st.FetchServerChannels(ctx, s.ID)
+	if err != nil {
+		return dbError("fetch channels", err)
+	}
+	for _, ch := range channels {
+		files = append(files, ch.Icon)
+	}
+	members, err := st.FetchMembers(ctx, s.ID)
+	if err != nil {
+		return dbError("fetch members", err)
+	}
+	for _, m := range members {
+		files = append(files, m.Avatar)
+	}
+	for _, f := range files {
+		if err := dropFile(ctx, st, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
