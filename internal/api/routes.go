@@ -10,4 +10,6 @@ func (a *API) routes(mux *http.ServeMux) {
 	mux.Handle("GET /openapi.json", a.public(a.openAPI))
 	mux.Handle("GET /swagger", a.public(a.swagger))
 	mux.Handle("GET /swagger/{$}", a.public(a.swagger))
+
+	a.routesMessages(mux)
 }

@@ -86,6 +86,9 @@ type App struct {
 	limits Limits
 	now    func() time.Time
 	online Online
+
+	nonces       *nonces       // recent idempotency keys of sent messages
+	lastMessages *lastMessages // channels' newest messages, written in batches
 }
 
 // New returns an App over its dependencies.
@@ -99,7 +102,18 @@ func New(d Deps) *App {
 	if d.Online == nil {
 		d.Online = func(chat.ID) bool { return false }
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online}
+	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online,
+		nonces:       newNonces(nonceCapacity),
+		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
+	}
+}
+
+// Close writes what the app holds back in memory (the channels' newest
+// message ids) to the store. The server calls it after the last request
+// and before closing the store.
+func (a *App) Close() error {
+	a.lastMessages.close()
+	return nil
 }
 
 // Health checks the store can be reached.

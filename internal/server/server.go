@@ -96,6 +96,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	s.App = app.New(app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits)})
+	s.closers = append(s.closers, s.App.Close) // before the store and bus close
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,
 		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
