@@ -242,6 +242,9 @@ type Channels interface {
 type Messages interface {
 	// InsertMessage adds a message; ErrConflict if the id exists.
 	InsertMessage(ctx context.Context, m *chat.Message) error
+	// InsertMessages adds several messages at once, all or none;
+	// ErrConflict if an id exists. It serves imports and load tests.
+	InsertMessages(ctx context.Context, ms []*chat.Message) error
 	// FetchMessage returns the message with id, or ErrNotFound.
 	FetchMessage(ctx context.Context, id chat.ID) (*chat.Message, error)
 	// FetchMessagesByID returns the messages among ids that exist in channel.

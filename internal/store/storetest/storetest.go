@@ -560,6 +560,24 @@ func testMessages(t *testing.T, s store.Store) {
 	same(t, got, &want)
 	wantErr(t, s.InsertMessage(c, full), store.ErrConflict)
 
+	// A batch lands whole or not at all.
+	batch := make([]*chat.Message, 450)
+	for i := range batch {
+		batch[i] = &chat.Message{ID: chat.NewID(), Channel: chat.NewID(), Author: author, Content: ptr("batch")}
+	}
+	batch[3].Pinned = ptr(true)
+	must(t, s.InsertMessages(c, batch))
+	for _, m := range []*chat.Message{batch[0], batch[3], batch[449]} {
+		got, err := s.FetchMessage(c, m.ID)
+		must(t, err)
+		same(t, got, m)
+	}
+	dup := []*chat.Message{{ID: chat.NewID(), Channel: channel, Author: author}, batch[10]}
+	wantErr(t, s.InsertMessages(c, dup), store.ErrConflict)
+	_, err = s.FetchMessage(c, dup[0].ID)
+	wantErr(t, err, store.ErrNotFound)
+	must(t, s.InsertMessages(c, nil))
+
 	page := func(q store.MessageQuery) []chat.ID {
 		t.Helper()
 		q.Channel = channel
