@@ -87,8 +87,9 @@ type App struct {
 	now    func() time.Time
 	online Online
 
-	nonces       *nonces       // recent idempotency keys of sent messages
-	lastMessages *lastMessages // channels' newest messages, written in batches
+	nonces       *nonces        // recent idempotency keys of sent messages
+	lastMessages *lastMessages  // channels' newest messages, written in batches
+	writer       *messageWriter // group commit of new messages
 }
 
 // New returns an App over its dependencies.
@@ -105,6 +106,7 @@ func New(d Deps) *App {
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Online,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
+		writer:       &messageWriter{store: d.Store},
 	}
 }
 

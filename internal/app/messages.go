@@ -303,7 +303,7 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 // transaction; a message with neither is a single write.
 func (a *App) insertMessage(ctx context.Context, m *chat.Message, data chat.MessageSend, tracked []chat.ID) error {
 	if len(data.Attachments) == 0 && len(data.Embeds) == 0 && len(tracked) == 0 {
-		return dbError("insert message", a.store.InsertMessage(ctx, m))
+		return dbError("insert message", a.writer.insert(ctx, m))
 	}
 	return a.store.InTx(ctx, func(tx store.Store) error {
 		for _, id := range data.Attachments {

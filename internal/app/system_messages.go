@@ -14,7 +14,7 @@ func (a *App) systemMessage(ctx context.Context, channel chat.ID, sys chat.Syste
 	id := chat.NewIDAt(a.now())
 	nonce := string(id)
 	m := &chat.Message{ID: id, Nonce: &nonce, Channel: channel, Author: chat.SystemID, System: &sys}
-	if err := a.store.InsertMessage(ctx, m); err != nil {
+	if err := a.writer.insert(ctx, m); err != nil {
 		return dbError("insert system message", err)
 	}
 	a.lastMessages.record(channel, m.ID)
