@@ -10,7 +10,9 @@
 // The node runs with its normal rate limits. The messaging bucket allows
 // 10 sends per 10 s for each (session, channel) pair, so the load is
 // spread round-robin over --users × --channels pairs; the default 10,000
-// pairs carry up to 10,000 messages/s without a 429. Answers of 429 are
+// pairs carry up to 10,000 messages/s without a 429. The channels belong
+// to --servers servers (10 channels each by default) and every user is a
+// member of all of them. Answers of 429 are
 // counted and reported, never retried.
 //
 // Examples:
@@ -47,6 +49,7 @@ func main() {
 type options struct {
 	database        string
 	users           int
+	servers         int
 	channels        int
 	workers         int
 	rate            int
@@ -67,7 +70,8 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&o.database, "database", "", "PostgreSQL URL; empty runs SQLite in a temporary directory")
 	fs.IntVar(&o.users, "users", 100, "users sending, each with one session")
-	fs.IntVar(&o.channels, "channels", 100, "channels of the server messages are spread over")
+	fs.IntVar(&o.servers, "servers", 10, "servers the channels are spread over; every user is a member of all")
+	fs.IntVar(&o.channels, "channels", 100, "channels messages are spread over")
 	fs.IntVar(&o.workers, "workers", 64, "concurrent requests in flight at most")
 	fs.IntVar(&o.rate, "rate", 0, "messages per second to offer (open loop); 0 sends as fast as answers come (closed loop)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long to send, at most 2m")
@@ -80,8 +84,8 @@ func parse(args []string, out io.Writer) (options, error) {
 		return o, err
 	}
 	switch {
-	case o.users < 1 || o.channels < 1 || o.workers < 1 || o.rate < 0:
-		return o, errors.New("users, channels and workers must be positive, rate not negative")
+	case o.users < 1 || o.servers < 1 || o.channels < o.servers || o.workers < 1 || o.rate < 0:
+		return o, errors.New("users, servers and workers must be positive, channels at least servers, rate not negative")
 	case o.duration <= 0 || o.duration > maxDuration:
 		return o, fmt.Errorf("duration must be in (0, %s]", maxDuration)
 	case o.historyMessages < 50 || o.historyMessages > 10_000_000 || o.historyPages < 1 || o.historyPages > 100_000:

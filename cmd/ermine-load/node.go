@@ -110,29 +110,23 @@ type sender struct {
 	token string
 }
 
-// world is what the load runs against: users who are all members of one
-// server with channels.
+// world is what the load runs against: users who are all members of
+// every server, and the servers' channels.
 type world struct {
-	server   *chat.Server
 	users    []sender
 	channels []chat.ID
 }
 
-// seed creates users, sessions, a server, its channels and memberships
+// seed creates users with sessions, servers with their channels spread
+// evenly among them, and every user's membership of every server,
 // directly in the node's store.
-func seed(ctx context.Context, n *node, users, channels int) (*world, error) {
+func seed(ctx context.Context, n *node, users, servers, channels int) (*world, error) {
 	st := n.srv.Store
 	// Accounts older than the new-user window, like established users.
 	born := time.Now().Add(-30 * 24 * time.Hour)
 	w := &world{}
-	owner := chat.NewIDAt(born)
-	w.server = &chat.Server{ID: chat.NewID(), Owner: owner, Name: "load", Channels: []chat.ID{},
-		DefaultPermissions: int64(perm.DefaultServer)}
 	for i := range users {
-		id := owner
-		if i > 0 {
-			id = chat.NewIDAt(born)
-		}
+		id := chat.NewIDAt(born)
 		token := chat.NewToken(64)
 		if err := st.InsertUser(ctx, &chat.User{ID: id, Username: fmt.Sprintf("load%d", i), Discriminator: "0001"}); err != nil {
 			return nil, fmt.Errorf("seed user: %w", err)
@@ -142,21 +136,25 @@ func seed(ctx context.Context, n *node, users, channels int) (*world, error) {
 		}
 		w.users = append(w.users, sender{id: id, token: token})
 	}
-	for range channels {
-		ch := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: w.server.ID, Name: "load"}
-		if err := st.InsertChannel(ctx, ch); err != nil {
-			return nil, fmt.Errorf("seed channel: %w", err)
+	for i := range servers {
+		s := &chat.Server{ID: chat.NewID(), Owner: w.users[0].id, Name: "load", Channels: []chat.ID{},
+			DefaultPermissions: int64(perm.DefaultServer)}
+		for j := i; j < channels; j += servers {
+			ch := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: s.ID, Name: "load"}
+			if err := st.InsertChannel(ctx, ch); err != nil {
+				return nil, fmt.Errorf("seed channel: %w", err)
+			}
+			w.channels = append(w.channels, ch.ID)
+			s.Channels = append(s.Channels, ch.ID)
 		}
-		w.channels = append(w.channels, ch.ID)
-		w.server.Channels = append(w.server.Channels, ch.ID)
-	}
-	if err := st.InsertServer(ctx, w.server); err != nil {
-		return nil, fmt.Errorf("seed server: %w", err)
-	}
-	for _, u := range w.users {
-		m := &chat.Member{ID: chat.MemberID{Server: w.server.ID, User: u.id}, JoinedAt: chat.Now()}
-		if err := st.InsertMember(ctx, m); err != nil {
-			return nil, fmt.Errorf("seed member: %w", err)
+		if err := st.InsertServer(ctx, s); err != nil {
+			return nil, fmt.Errorf("seed server: %w", err)
+		}
+		for _, u := range w.users {
+			m := &chat.Member{ID: chat.MemberID{Server: s.ID, User: u.id}, JoinedAt: chat.Now()}
+			if err := st.InsertMember(ctx, m); err != nil {
+				return nil, fmt.Errorf("seed member: %w", err)
+			}
 		}
 	}
 	return w, nil

@@ -23,7 +23,7 @@ type result struct {
 
 // sendLoad sends messages for o.duration and reports what happened.
 func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
-	w, err := seed(ctx, n, o.users, o.channels)
+	w, err := seed(ctx, n, o.users, o.servers, o.channels)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,8 @@ func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	if o.rate > 0 {
 		mode = fmt.Sprintf("open loop at %d/s", o.rate)
 	}
-	fmt.Fprintf(out, "send (%s, %d workers, %d users x %d channels, %s):\n", mode, o.workers, o.users, o.channels, n.storeName)
+	fmt.Fprintf(out, "send (%s, %d workers, %d users x %d channels in %d servers, %s):\n",
+		mode, o.workers, o.users, o.channels, o.servers, n.storeName)
 	fmt.Fprintf(out, "  requests %d in %.2fs, accepted %d = %.0f messages/s, statuses %v\n",
 		len(results), elapsed.Seconds(), ok, float64(ok)/elapsed.Seconds(), statuses)
 	fmt.Fprintf(out, "  Message events published %d of %d accepted\n", published.Load(), ok)

@@ -63,7 +63,9 @@ func (l *lastMessages) close() {
 	l.running.Wait()
 }
 
-// flush writes the pending ids in one transaction.
+// flush writes the pending ids, one short transaction per channel: one
+// long transaction would hold SQLite's single writer while new messages
+// wait behind it.
 func (l *lastMessages) flush() {
 	l.mu.Lock()
 	pending := l.pending
@@ -74,16 +76,16 @@ func (l *lastMessages) flush() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := l.store.InTx(ctx, func(tx store.Store) error {
-		for ch, msg := range pending {
-			// A channel deleted meanwhile has nothing to update.
-			if err := tx.SetLastMessage(ctx, ch, msg); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
+	failed := 0
+	var last error
+	for ch, msg := range pending {
+		// A channel deleted meanwhile has nothing to update.
+		if err := l.store.SetLastMessage(ctx, ch, msg); err != nil && !errors.Is(err, store.ErrNotFound) {
+			failed++
+			last = err
 		}
-		return nil
-	})
-	if err != nil {
-		l.log(ctx, "set last message ids", "channels", len(pending), "err", err)
+	}
+	if failed > 0 {
+		l.log(ctx, "set last message ids", "channels", len(pending), "failed", failed, "err", last)
 	}
 }
