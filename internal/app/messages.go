@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"ermine/internal/chat"
@@ -22,25 +23,18 @@ type channelAccess struct {
 }
 
 // openChannel fetches a channel the user can see (ViewChannel), else
-// NotFound. For server channels it gathers the same facts as
-// channelPermissions but keeps the server and member, which sending needs
-// and which would otherwise be fetched twice on the busiest route.
+// NotFound. It gathers the same facts as channelPermissions, but for
+// server channels in one store lookup that also keeps the server and
+// member, which sending needs: this is the busiest path of the API.
 func (a *App) openChannel(ctx context.Context, user *chat.User, id chat.ID) (*channelAccess, error) {
-	ch, err := a.store.FetchChannel(ctx, id)
+	ch, s, m, err := a.store.FetchChannelAccess(ctx, id, user.ID)
 	if err != nil {
 		return nil, notFound(err)
 	}
 	acc := &channelAccess{ch: ch}
 	if ch.IsServerChannel() {
-		s, err := a.store.FetchServer(ctx, ch.Server)
-		if err != nil {
-			return nil, dbError("fetch server", err)
-		}
-		m, err := a.store.FetchMember(ctx, s.ID, user.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			m = nil
-		} else if err != nil {
-			return nil, dbError("fetch member", err)
+		if s == nil {
+			return nil, dbError("fetch server", fmt.Errorf("server %s of channel %s: %w", ch.Server, ch.ID, store.ErrNotFound))
 		}
 		acc.server, acc.member = s, m
 		acc.perms = perm.ForChannel(perm.ChannelFacts{Channel: ch, Server: s, Member: m, UserID: user.ID,
@@ -649,7 +643,7 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 	}
 	limits := a.limits.For(c.ID(), a.now())
 	var m *chat.Message
-	data2 := chat.Partial{}
+	changes := chat.Partial{}
 	err = a.store.InTx(ctx, func(tx store.Store) error {
 		var err error
 		if m, err = channelMessage(ctx, tx, acc.ch.ID, id); err != nil {
@@ -699,18 +693,18 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 		m.Edited = &edited
 		m.Content = content
 		m.Embeds = embeds
-		data2["edited"] = edited
+		changes["edited"] = edited
 		if data.Content != nil {
-			data2["content"] = *data.Content
+			changes["content"] = *data.Content
 		}
-		data2["embeds"] = embeds
+		changes["embeds"] = embeds
 		return dbError("update message", tx.UpdateMessage(ctx, m))
 	})
 	if err != nil {
 		return nil, err
 	}
 	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
-		Channel: m.Channel, Data: data2, Clear: []string{}}, event.Of(m.Channel))
+		Channel: m.Channel, Data: changes, Clear: []string{}}, event.Of(m.Channel))
 	if len(m.Embeds) == 0 {
 		m.Embeds = nil
 	}

@@ -217,6 +217,12 @@ type Channels interface {
 	InsertChannel(ctx context.Context, c *chat.Channel) error
 	// FetchChannel returns the channel with id, or ErrNotFound.
 	FetchChannel(ctx context.Context, id chat.ID) (*chat.Channel, error)
+	// FetchChannelAccess returns, in one lookup, a channel with what
+	// deciding a user's permissions in it needs: for server channels its
+	// server and the user's membership (nil when not a member); for other
+	// channels server and member are nil. ErrNotFound if the channel is
+	// missing.
+	FetchChannelAccess(ctx context.Context, channel, user chat.ID) (*chat.Channel, *chat.Server, *chat.Member, error)
 	// FetchChannels returns the channels among ids that exist.
 	FetchChannels(ctx context.Context, ids []chat.ID) ([]*chat.Channel, error)
 	// FetchServerChannels lists the channels of a server, oldest first.

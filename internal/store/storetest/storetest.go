@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Members", testMembers},
 		{"Bans", testBans},
 		{"Channels", testChannels},
+		{"ChannelAccess", testChannelAccess},
 		{"Messages", testMessages},
 		{"MessageSearch", testMessageSearch},
 		{"Emojis", testEmojis},
@@ -528,6 +529,44 @@ func testChannels(t *testing.T, s store.Store) {
 	wantErr(t, s.DeleteChannel(c, dm.ID), store.ErrNotFound)
 	wantErr(t, s.UpdateChannel(c, dm), store.ErrNotFound)
 	wantErr(t, s.SetLastMessage(c, dm.ID, m2), store.ErrNotFound)
+}
+
+func testChannelAccess(t *testing.T, s store.Store) {
+	c := ctx(t)
+	owner, member, stranger := chat.NewID(), chat.NewID(), chat.NewID()
+	sv := newServer(owner)
+	must(t, s.InsertServer(c, sv))
+	text := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: sv.ID, Name: "general"}
+	dm := &chat.Channel{ChannelType: chat.ChannelDirectMessage, ID: chat.NewID(), Active: ptr(true), Recipients: []chat.ID{owner, member}}
+	orphan := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: chat.NewID(), Name: "orphan"}
+	for _, ch := range []*chat.Channel{text, dm, orphan} {
+		must(t, s.InsertChannel(c, ch))
+	}
+	mem := &chat.Member{ID: chat.MemberID{Server: sv.ID, User: member}, JoinedAt: chat.Now(), Roles: []chat.ID{chat.NewID()}}
+	must(t, s.InsertMember(c, mem))
+	// A membership of another server must not be picked up.
+	must(t, s.InsertMember(c, &chat.Member{ID: chat.MemberID{Server: chat.NewID(), User: stranger}, JoinedAt: chat.Now()}))
+
+	ch, gotServer, gotMember, err := s.FetchChannelAccess(c, text.ID, member)
+	must(t, err)
+	same(t, ch, text)
+	same(t, gotServer, sv)
+	same(t, gotMember, mem)
+	ch, gotServer, gotMember, err = s.FetchChannelAccess(c, text.ID, stranger)
+	must(t, err)
+	same(t, ch, text)
+	same(t, gotServer, sv)
+	same(t, gotMember == nil, true)
+	ch, gotServer, gotMember, err = s.FetchChannelAccess(c, dm.ID, member)
+	must(t, err)
+	same(t, ch, dm)
+	same(t, gotServer == nil && gotMember == nil, true)
+	ch, gotServer, _, err = s.FetchChannelAccess(c, orphan.ID, member)
+	must(t, err)
+	same(t, ch, orphan)
+	same(t, gotServer == nil, true)
+	_, _, _, err = s.FetchChannelAccess(c, chat.NewID(), member)
+	wantErr(t, err, store.ErrNotFound)
 }
 
 func testMessages(t *testing.T, s store.Store) {
