@@ -190,7 +190,6 @@ func TestSendMessageRefusals(t *testing.T) {
 		{"long nonce", member, map[string]any{"content": "x", "nonce": strings.Repeat("n", 65)}, nil, 422, "FailedValidation", ""},
 		{"not a member", outsider, map[string]any{"content": "x"}, nil, 404, "NotFound", ""},
 	}
-	_ = muted
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ch := f.channel(s)
