@@ -19,7 +19,7 @@ const historyBatch = 10_000
 // pages of 50: the newest page, pages before a random message and pages
 // around one, each through the app (server time, no HTTP) and over HTTP.
 func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
-	w, err := seed(ctx, n, 1, 1, 1)
+	w, err := seed(ctx, n, "reader", 1, 1, 1)
 	if err != nil {
 		return err
 	}

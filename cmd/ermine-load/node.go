@@ -120,7 +120,8 @@ type world struct {
 // seed creates users with sessions, servers with their channels spread
 // evenly among them, and every user's membership of every server,
 // directly in the node's store.
-func seed(ctx context.Context, n *node, users, servers, channels int) (*world, error) {
+// Usernames start with prefix, which must differ between seeds of one node.
+func seed(ctx context.Context, n *node, prefix string, users, servers, channels int) (*world, error) {
 	st := n.srv.Store
 	// Accounts older than the new-user window, like established users.
 	born := time.Now().Add(-30 * 24 * time.Hour)
@@ -128,7 +129,7 @@ func seed(ctx context.Context, n *node, users, servers, channels int) (*world, e
 	for i := range users {
 		id := chat.NewIDAt(born)
 		token := chat.NewToken(64)
-		if err := st.InsertUser(ctx, &chat.User{ID: id, Username: fmt.Sprintf("load%d", i), Discriminator: "0001"}); err != nil {
+		if err := st.InsertUser(ctx, &chat.User{ID: id, Username: fmt.Sprintf("%s%d", prefix, i), Discriminator: "0001"}); err != nil {
 			return nil, fmt.Errorf("seed user: %w", err)
 		}
 		if err := st.InsertSession(ctx, &chat.Session{ID: chat.NewID(), UserID: id, Token: token, Name: "load"}); err != nil {

@@ -23,7 +23,7 @@ type result struct {
 
 // sendLoad sends messages for o.duration and reports what happened.
 func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
-	w, err := seed(ctx, n, o.users, o.servers, o.channels)
+	w, err := seed(ctx, n, "sender", o.users, o.servers, o.channels)
 	if err != nil {
 		return err
 	}
