@@ -12,7 +12,7 @@ require (
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/lxzan/gws v1.9.1
 	github.com/minio/minio-go/v7 v7.4.1
-	github.com/nats-io/nats-server/v2 v2.15.1
+	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/pquerna/otp v1.5.0

@@ -133,6 +133,10 @@ type App struct {
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
 	dummyErr  error
+
+	nonces       *nonces        // recent idempotency keys of sent messages
+	lastMessages *lastMessages  // channels' newest messages, written in batches
+	writer       *messageWriter // group commit of new messages
 }
 
 // New returns an App over its dependencies.
@@ -157,7 +161,19 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs}
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		nonces:       newNonces(nonceCapacity),
+		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
+		writer:       &messageWriter{store: d.Store},
+	}
+}
+
+// Close writes what the app holds back in memory (the channels' newest
+// message ids) to the store. The server calls it after the last request
+// and before closing the store.
+func (a *App) Close() error {
+	a.lastMessages.close()
+	return nil
 }
 
 // Health checks the store can be reached.
