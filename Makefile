@@ -33,10 +33,19 @@ fuzz: ## run each fuzz target for 30 s
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
 
+load: ## message send rate, latency at 1,000/s and 1M-message history pages (SQLite, then PostgreSQL at $(PG))
+	go build -o /tmp/ermine-load ./cmd/ermine-load
+	/tmp/ermine-load --duration 10s --workers 32
+	/tmp/ermine-load --duration 20s --rate 1000
+	/tmp/ermine-load --send=false --history
+	/tmp/ermine-load --duration 10s --workers 32 --database '$(PG)'
+	/tmp/ermine-load --duration 20s --rate 1000 --database '$(PG)'
+	/tmp/ermine-load --send=false --history --database '$(PG)'
+
 cover: ## test coverage summary
 	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1
 
 lint: ## gofmt and vet
 	test -z "$$(gofmt -l .)" && go vet ./...
 
-.PHONY: help run build test test-all clients contract fuzz bench cover lint
+.PHONY: help run build test test-all clients contract fuzz bench load cover lint

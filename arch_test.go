@@ -32,11 +32,11 @@ var allowed = map[string][]string{
 	"internal/presence":        {"internal/chat"},
 	"internal/auth":            {"internal/chat"},
 	"internal/mail":            {},
-	"internal/app":             {"internal/chat", "internal/perm", "internal/event", "internal/store", "internal/pubsub", "internal/presence", "internal/auth"},
+	"internal/app":             {"internal/chat", "internal/perm", "internal/event", "internal/store", "internal/pubsub", "internal/presence", "internal/auth", "internal/blob"},
 	"internal/api":             {"internal/chat", "internal/app", "internal/ratelimit", "internal/api/contract"},
 	"internal/api/contract":    {},
 	"internal/gateway":         {"internal/chat", "internal/app", "internal/event", "internal/pubsub", "internal/ratelimit"},
-	"internal/files":           {"internal/chat", "internal/app", "internal/blob"},
+	"internal/files":           {"internal/chat", "internal/app", "internal/blob", "internal/ratelimit"},
 	"internal/blob":            {},
 	"internal/blob/*":          {"internal/blob"},
 	// Only the wiring may import config and concrete implementations.

@@ -140,8 +140,9 @@ func newBotUser(t *testing.T, h *apitest.Harness, owner *apitest.User, name stri
 	return u, tok
 }
 
-// wantError checks a response is the error typ with status.
-func wantError(t *testing.T, res *apitest.Response, status int, typ string) map[string]any {
+// wantError checks a response is the error typ with status (and names
+// the missing permission when one is given).
+func wantError(t *testing.T, res *apitest.Response, status int, typ string, permission ...string) map[string]any {
 	t.Helper()
 	if res.Status != status {
 		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
@@ -149,6 +150,9 @@ func wantError(t *testing.T, res *apitest.Response, status int, typ string) map[
 	m := res.Map(t)
 	if m["type"] != typ {
 		t.Fatalf("error type = %v, want %s: %s", m["type"], typ, res.Body)
+	}
+	if len(permission) > 0 && m["permission"] != permission[0] {
+		t.Fatalf("permission = %v, want %s", m["permission"], permission[0])
 	}
 	return m
 }

@@ -16,4 +16,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesGroups(mux)
 	a.routesBots(mux)
 	a.routesAccounts(mux)
+	a.routesMessages(mux)
 }

@@ -212,8 +212,14 @@ func TestDeleteServer(t *testing.T) {
 	ev.None(200 * time.Millisecond)
 
 	e.fail(t, bob, http.MethodDelete, "/servers/"+sid, nil, http.StatusNotFound, "NotFound")
+	icon := e.upload(t, alice, chat.TagIcons, "image/png")
+	e.call(t, alice, http.MethodPatch, "/servers/"+sid, map[string]any{"icon": icon}, http.StatusOK)
 	e.call(t, alice, http.MethodDelete, "/servers/"+sid, nil, http.StatusNoContent)
 	got = ev.Wait(chat.EvServerDelete, nil)
+	// The server's uploads are released with it.
+	if f, err := e.h.Server.Store.FetchFile(t.Context(), icon); err != nil || f.Deleted == nil || !*f.Deleted {
+		t.Errorf("icon after server deletion = %+v, %v; want deleted", f, err)
+	}
 	if got.Body["id"] != sid {
 		t.Errorf("ServerDelete = %s", got.Raw)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"ermine/internal/auth"
+	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
@@ -35,6 +36,12 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+
+	// Uploads is the largest upload accepted per file tag, in bytes.
+	Uploads map[string]int64
+	// UnusedFileTTL is how long an upload may wait to be used before the
+	// sweep removes it.
+	UnusedFileTTL time.Duration
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -59,6 +66,11 @@ func DefaultLimits() Limits {
 		ServerEmoji:      100,
 		ServerRoles:      200,
 		ServerChannels:   200,
+		Uploads: map[string]int64{
+			chat.TagAttachments: 20_000_000, chat.TagAvatars: 4_000_000, chat.TagBackgrounds: 6_000_000,
+			chat.TagIcons: 2_500_000, chat.TagBanners: 6_000_000, chat.TagEmojis: 500_000,
+		},
+		UnusedFileTTL: time.Hour,
 	}
 }
 
@@ -72,8 +84,10 @@ func (l Limits) For(user chat.ID, now time.Time) UserLimits {
 
 // Deps are what the app needs from outside.
 type Deps struct {
-	Store  store.Store
-	Bus    pubsub.Bus
+	Store store.Store
+	Bus   pubsub.Bus
+	// Blobs keeps the bytes of uploads and their previews.
+	Blobs  blob.Store
 	Log    *slog.Logger
 	Limits Limits
 	// Now is the clock; time.Now when nil.
@@ -104,6 +118,8 @@ type App struct {
 	limits Limits
 	now    func() time.Time
 	online presence.Tracker
+	blobs  blob.Store
+	files  fileState
 
 	avatars defaultAvatars // drawn on first use
 
@@ -117,6 +133,10 @@ type App struct {
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
 	dummyErr  error
+
+	nonces       *nonces        // recent idempotency keys of sent messages
+	lastMessages *lastMessages  // channels' newest messages, written in batches
+	writer       *messageWriter // group commit of new messages
 }
 
 // New returns an App over its dependencies.
@@ -141,7 +161,19 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy}
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		nonces:       newNonces(nonceCapacity),
+		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
+		writer:       &messageWriter{store: d.Store},
+	}
+}
+
+// Close writes what the app holds back in memory (the channels' newest
+// message ids) to the store. The server calls it after the last request
+// and before closing the store.
+func (a *App) Close() error {
+	a.lastMessages.close()
+	return nil
 }
 
 // Health checks the store can be reached.

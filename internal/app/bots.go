@@ -299,4 +299,3 @@ func (a *App) InviteBot(ctx context.Context, c *Caller, id chat.ID, dest chat.Bo
 	_, err = a.joinServer(ctx, botUser, sv.ID)
 	return err
 }
-

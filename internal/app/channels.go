@@ -61,7 +61,7 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 			case chat.FieldDescription:
 				ch.Description = nil
 			case chat.FieldIcon:
-				if err := releaseUpload(ctx, st, ch.Icon); err != nil {
+				if err := dropFile(ctx, st, ch.Icon); err != nil {
 					return err
 				}
 				ch.Icon = nil
@@ -80,11 +80,11 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 			changed["description"] = *ch.Description
 		}
 		if data.Icon != nil {
-			f, err := claimUpload(ctx, st, *data.Icon, chat.TagIcons, usedForChannelIcon, ch.ID, server)
+			f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForChannelIcon, ch.ID)
 			if err != nil {
 				return err
 			}
-			if err := releaseUpload(ctx, st, ch.Icon); err != nil {
+			if err := dropFile(ctx, st, ch.Icon); err != nil {
 				return err
 			}
 			ch.Icon = f
@@ -166,7 +166,7 @@ func (a *App) deleteServerChannel(ctx context.Context, c *Caller, server, id cha
 		if err := st.UpdateServer(ctx, s); err != nil {
 			return dbError("update server", err)
 		}
-		if err := releaseUpload(ctx, st, ch.Icon); err != nil {
+		if err := dropFile(ctx, st, ch.Icon); err != nil {
 			return err
 		}
 		return lookupError("delete channel", st.DeleteChannel(ctx, id))

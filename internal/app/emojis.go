@@ -32,7 +32,7 @@ func (a *App) CreateEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.
 		if max := a.limits.ServerEmoji; len(existing) >= max {
 			return chat.ErrTooManyEmoji(max)
 		}
-		f, err := claimUpload(ctx, st, string(id), chat.TagEmojis, usedForEmoji, id, sid)
+		f, err := useFile(ctx, st, string(id), chat.TagEmojis, usedForEmoji, id)
 		if err != nil {
 			return err
 		}

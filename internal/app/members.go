@@ -183,7 +183,7 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 			case chat.FieldNickname:
 				m.Nickname = nil
 			case chat.FieldAvatar:
-				if err := releaseUpload(ctx, st, m.Avatar); err != nil {
+				if err := dropFile(ctx, st, m.Avatar); err != nil {
 					return err
 				}
 				m.Avatar = nil
@@ -203,11 +203,11 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 			changed["nickname"] = nick
 		}
 		if data.Avatar != nil {
-			f, err := claimUpload(ctx, st, *data.Avatar, chat.TagAvatars, usedForMemberAvatar, user, id)
+			f, err := useFile(ctx, st, *data.Avatar, chat.TagAvatars, usedForMemberAvatar, user)
 			if err != nil {
 				return err
 			}
-			if err := releaseUpload(ctx, st, m.Avatar); err != nil {
+			if err := dropFile(ctx, st, m.Avatar); err != nil {
 				return err
 			}
 			m.Avatar = f

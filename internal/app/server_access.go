@@ -153,51 +153,6 @@ func (a *App) checkServerLimit(ctx context.Context, st store.Store, u *chat.User
 	return nil
 }
 
-// claimUpload marks the unused upload id of tag as used by object and
-// returns it; a missing, deleted, used or wrongly tagged upload is
-// NotFound. The file service owns uploads; this is how a use case takes
-// one for a server, channel, member or emoji.
-func claimUpload(ctx context.Context, st store.Store, id, tag, usedFor string, object, server chat.ID) (*chat.File, error) {
-	f, err := st.FetchFile(ctx, id)
-	if err != nil {
-		return nil, lookupError("fetch file", err)
-	}
-	if f.Tag != tag || f.UsedFor != "" || (f.Deleted != nil && *f.Deleted) {
-		return nil, chat.ErrNotFound
-	}
-	f.UsedFor = usedFor
-	f.ObjectID = &object
-	if server != "" {
-		f.ServerID = &server
-	}
-	if err := st.UpdateFile(ctx, f); err != nil {
-		return nil, dbError("update file", err)
-	}
-	file := f.File
-	return &file, nil
-}
-
-// releaseUpload marks a replaced or removed upload deleted, so the file
-// service may reclaim it. A record that is already gone is no error.
-func releaseUpload(ctx context.Context, st store.Store, f *chat.File) error {
-	if f == nil {
-		return nil
-	}
-	rec, err := st.FetchFile(ctx, f.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return dbError("fetch file", err)
-	}
-	deleted := true
-	rec.Deleted = &deleted
-	if err := st.UpdateFile(ctx, rec); err != nil {
-		return dbError("update file", err)
-	}
-	return nil
-}
-
 // Uses of an upload, recorded in its UsedFor.
 const (
 	usedForServerIcon   = "server_icon"

@@ -129,12 +129,12 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		case chat.FieldSystemMessages:
 			s.SystemMessages = nil
 		case chat.FieldIcon:
-			if err := releaseUpload(ctx, st, s.Icon); err != nil {
+			if err := dropFile(ctx, st, s.Icon); err != nil {
 				return err
 			}
 			s.Icon = nil
 		case chat.FieldBanner:
-			if err := releaseUpload(ctx, st, s.Banner); err != nil {
+			if err := dropFile(ctx, st, s.Banner); err != nil {
 				return err
 			}
 			s.Banner = nil
@@ -149,22 +149,22 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		changed["description"] = *s.Description
 	}
 	if data.Icon != nil {
-		f, err := claimUpload(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID, s.ID)
+		f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID)
 		if err != nil {
 			return err
 		}
-		if err := releaseUpload(ctx, st, s.Icon); err != nil {
+		if err := dropFile(ctx, st, s.Icon); err != nil {
 			return err
 		}
 		s.Icon = f
 		changed["icon"] = f
 	}
 	if data.Banner != nil {
-		f, err := claimUpload(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID, s.ID)
+		f, err := useFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID)
 		if err != nil {
 			return err
 		}
-		if err := releaseUpload(ctx, st, s.Banner); err != nil {
+		if err := dropFile(ctx, st, s.Banner); err != nil {
 			return err
 		}
 		s.Banner = f
@@ -238,6 +238,9 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 		err := a.store.InTx(ctx, func(st store.Store) error {
 			if err := st.DetachEmojis(ctx, id); err != nil {
 				return dbError("detach emojis", err)
+			}
+			if err := a.releaseServerFiles(ctx, st, x.server); err != nil {
+				return err
 			}
 			return lookupError("delete server", st.DeleteServer(ctx, id))
 		})
@@ -376,4 +379,31 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 	a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 		RoleID: roleID, Data: chat.Partial{"permissions": next}, Clear: []string{}}, event.Of(id))
 	return s, nil
+}
+
+// releaseServerFiles marks the uploads a server being deleted used (its
+// icon and banner, its channels' icons, its members' avatars) deleted, so
+// the file service reclaims them.
+func (a *App) releaseServerFiles(ctx context.Context, st store.Store, s *chat.Server) error {
+	files := []*chat.File{s.Icon, s.Banner}
+	channels, err := st.FetchServerChannels(ctx, s.ID)
+	if err != nil {
+		return dbError("fetch channels", err)
+	}
+	for _, ch := range channels {
+		files = append(files, ch.Icon)
+	}
+	members, err := st.FetchMembers(ctx, s.ID)
+	if err != nil {
+		return dbError("fetch members", err)
+	}
+	for _, m := range members {
+		files = append(files, m.Avatar)
+	}
+	for _, f := range files {
+		if err := dropFile(ctx, st, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -17,17 +17,17 @@ const (
 	sysChannelOwnershipChanged   = "channel_ownership_changed"
 )
 
-// systemMessage writes a message of the server itself (author
-// chat.SystemID) into a channel and publishes it to the channel's
-// subscribers.
+// systemMessage posts a message written by the server itself (author
+// chat.SystemID) to a channel and publishes it: pins, group membership
+// and server joins and leaves are told this way.
 func (a *App) systemMessage(ctx context.Context, channel chat.ID, sys chat.SystemMessage) (*chat.Message, error) {
-	m := &chat.Message{ID: chat.NewID(), Channel: channel, Author: chat.SystemID, System: &sys}
-	if err := a.store.InsertMessage(ctx, m); err != nil {
+	id := chat.NewIDAt(a.now())
+	nonce := string(id)
+	m := &chat.Message{ID: id, Nonce: &nonce, Channel: channel, Author: chat.SystemID, System: &sys}
+	if err := a.writer.insert(ctx, m); err != nil {
 		return nil, dbError("insert system message", err)
 	}
-	if err := a.store.SetLastMessage(ctx, channel, m.ID); err != nil {
-		return nil, dbError("set last message", err)
-	}
+	a.lastMessages.record(channel, m.ID)
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(channel))
 	return m, nil
 }

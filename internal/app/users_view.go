@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"ermine/internal/chat"
-	"ermine/internal/perm"
 )
 
 // viewUser returns target as viewer sees it: relationship and online from
@@ -15,27 +14,13 @@ func (a *App) viewUser(ctx context.Context, viewer *chat.User, target *chat.User
 	if err != nil {
 		return nil, err
 	}
+	if target.ID != viewer.ID {
+		return a.userSeenBy(v, target), nil
+	}
 	u := *target
-	u.Relationship = perm.RelationshipOf(v, target)
-	u.Relations = nil
-	invisible := u.Status != nil && u.Status.Presence != nil && *u.Status.Presence == chat.PresenceInvisible
-	if target.ID == viewer.ID {
-		u.Relations = v.Relations
-		u.Relationship = chat.RelationUser
-	}
-	if invisible {
-		st := *u.Status
-		st.Presence = nil
-		u.Status = &st
-		if st.Text == nil {
-			u.Status = nil
-		}
-	}
-	if u.Relationship == chat.RelationBlockedOther {
-		u.Status = nil
-		u.Online = false
-	} else {
-		u.Online = !invisible && a.online.Online(target.ID)
-	}
+	u.Relations = v.Relations
+	u.Relationship = chat.RelationUser
+	u.Status = withoutInvisible(target.Status)
+	u.Online = a.looksOnline(target)
 	return &u, nil
 }

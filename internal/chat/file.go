@@ -10,6 +10,15 @@ const (
 	TagEmojis      = "emojis"
 )
 
+// Metadata types: what a file is.
+const (
+	MetadataFile  = "File"
+	MetadataText  = "Text"
+	MetadataImage = "Image"
+	MetadataVideo = "Video"
+	MetadataAudio = "Audio"
+)
+
 // Metadata describes what a file is: {"type":"Image","width":..,"height":..}
 // and so on. Width and Height apply to Image and Video only.
 type Metadata struct {

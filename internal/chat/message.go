@@ -1,10 +1,13 @@
 package chat
 
-// Message flags.
+// Message flags, as bit values of Message.Flags. The contract names them
+// by the numbers 1, 2 and 3; the original server read those as bit
+// positions on input and as values on output, so what a client sent was
+// not what it read back. Ermine keeps one meaning: the bits 1, 2 and 4.
 const (
 	MessageFlagSuppressNotifications = 1
 	MessageFlagMentionsEveryone      = 2
-	MessageFlagMentionsOnline        = 3
+	MessageFlagMentionsOnline        = 4
 )
 
 // SystemMessage is the body of a message the server writes. Type is one of

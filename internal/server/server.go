@@ -11,6 +11,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -22,7 +25,12 @@ import (
 	"ermine/internal/api"
 	"ermine/internal/app"
 	"ermine/internal/auth"
+	"ermine/internal/blob"
+	"ermine/internal/blob/disk"
+	"ermine/internal/blob/s3"
+	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/files"
 	"ermine/internal/gateway"
 	"ermine/internal/mail"
 	"ermine/internal/pubsub"
@@ -84,6 +92,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		return nil, err
 	}
 
+	blobs, err := openBlobs(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+
 	s.listener, err = net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -99,7 +112,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	deps := app.Deps{Store: s.store, Bus: s.bus, Log: log, Limits: appLimits(cfg.Limits),
+	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
 		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
@@ -115,6 +128,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
+	s.closers = append(s.closers, s.App.Close) // before the store and bus close
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,
 		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
@@ -127,10 +141,26 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.gateway = gw
 
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		ffprobe = ""
+		log.Info("ffprobe not found: video uploads are described as plain files")
+	}
+	// Upload bodies are spooled on the data disk, not a RAM-backed /tmp.
+	spool := filepath.Join(cfg.Data, "tmp")
+	if err := os.MkdirAll(spool, 0o750); err != nil {
+		return nil, fmt.Errorf("create upload spool directory: %w", err)
+	}
+	fileService := http.StripPrefix("/autumn", files.New(files.Options{
+		App: s.App, Limiter: limiter, Log: log, Version: Version, FFprobe: ffprobe, TempDir: spool,
+	}))
+
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("/events", gw)
 	mux.Handle("/events/", gw)
+	mux.Handle("/autumn/", fileService)
+	mux.Handle("/autumn", fileService)
 	mux.Handle("/", apiHandler)
 
 	s.http = &http.Server{
@@ -141,6 +171,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	go func() { s.done <- s.http.Serve(s.listener) }()
+	s.startSweeper(ctx, cfg.Files.UnusedFileTTL)
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
@@ -246,7 +277,50 @@ func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
 	return ratelimit.NewMemory(nil), nil
 }
 
-func appLimits(l config.Limits) app.Limits {
+// openBlobs opens the store for uploads: a directory under the data
+// directory, or an S3 bucket.
+func openBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
+	if cfg.Files.Backend == config.FilesS3 {
+		c := cfg.Files.S3
+		return s3.Open(ctx, s3.Config{Endpoint: c.Endpoint, Bucket: c.Bucket, AccessKey: c.AccessKey,
+			SecretKey: c.SecretKey, Region: c.Region, UseSSL: c.UseSSL})
+	}
+	return disk.Open(filepath.Join(cfg.Data, "files"))
+}
+
+// startSweeper removes unused and released files in the background
+// until the server shuts down: every minute, or more often when uploads
+// expire sooner.
+func (s *Server) startSweeper(ctx context.Context, ttl time.Duration) {
+	every := min(time.Minute, max(ttl/4, time.Second))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if n, err := s.App.SweepFiles(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("sweep files", "err", err)
+				} else if n > 0 {
+					s.log.Info("swept files", "removed", n)
+				}
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
+func appLimits(cfg config.Config) app.Limits {
+	l := cfg.Limits
 	user := func(u config.UserLimits) app.UserLimits {
 		return app.UserLimits{OutgoingFriendRequests: u.OutgoingFriendRequests, Bots: u.Bots,
 			MessageLength: u.MessageLength, MessageAttachments: u.MessageAttachments, Servers: u.Servers}
@@ -257,6 +331,12 @@ func appLimits(l config.Limits) app.Limits {
 		GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds, MessageReplies: l.MessageReplies,
 		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
 		ServerChannels: l.ServerChannels,
+		Uploads: map[string]int64{
+			chat.TagAttachments: cfg.Files.Limits.Attachments, chat.TagAvatars: cfg.Files.Limits.Avatars,
+			chat.TagBackgrounds: cfg.Files.Limits.Backgrounds, chat.TagIcons: cfg.Files.Limits.Icons,
+			chat.TagBanners: cfg.Files.Limits.Banners, chat.TagEmojis: cfg.Files.Limits.Emojis,
+		},
+		UnusedFileTTL: cfg.Files.UnusedFileTTL,
 	}
 }
 

@@ -224,6 +224,12 @@ type Channels interface {
 	InsertChannel(ctx context.Context, c *chat.Channel) error
 	// FetchChannel returns the channel with id, or ErrNotFound.
 	FetchChannel(ctx context.Context, id chat.ID) (*chat.Channel, error)
+	// FetchChannelAccess returns, in one lookup, a channel with what
+	// deciding a user's permissions in it needs: for server channels its
+	// server and the user's membership (nil when not a member); for other
+	// channels server and member are nil. ErrNotFound if the channel is
+	// missing.
+	FetchChannelAccess(ctx context.Context, channel, user chat.ID) (*chat.Channel, *chat.Server, *chat.Member, error)
 	// FetchChannels returns the channels among ids that exist.
 	FetchChannels(ctx context.Context, ids []chat.ID) ([]*chat.Channel, error)
 	// FetchServerChannels lists the channels of a server, oldest first.
@@ -249,6 +255,9 @@ type Channels interface {
 type Messages interface {
 	// InsertMessage adds a message; ErrConflict if the id exists.
 	InsertMessage(ctx context.Context, m *chat.Message) error
+	// InsertMessages adds several messages at once, all or none;
+	// ErrConflict if an id exists. It serves imports and load tests.
+	InsertMessages(ctx context.Context, ms []*chat.Message) error
 	// FetchMessage returns the message with id, or ErrNotFound.
 	FetchMessage(ctx context.Context, id chat.ID) (*chat.Message, error)
 	// FetchMessagesByID returns the messages among ids that exist in channel.
@@ -336,6 +345,9 @@ type Files interface {
 	FetchFileByHash(ctx context.Context, hash string) (*chat.FileRecord, error)
 	// FetchUnusedFiles returns records never used and uploaded before t.
 	FetchUnusedFiles(ctx context.Context, before chat.Time, limit int) ([]*chat.FileRecord, error)
+	// FetchDeletedFiles returns records marked deleted (released by what
+	// used them), oldest upload first.
+	FetchDeletedFiles(ctx context.Context, limit int) ([]*chat.FileRecord, error)
 	// CountFilesByHash counts the records (deleted or not) that share hash.
 	CountFilesByHash(ctx context.Context, hash string) (int, error)
 	// UpdateFile replaces a stored record; ErrNotFound if missing.

@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"ermine/internal/chat"
+	"ermine/internal/store"
 )
 
 // uniqueKey is the key that keeps one direct message per pair of users
@@ -63,6 +66,42 @@ func (s *DB) InsertChannel(ctx context.Context, c *chat.Channel) error {
 // FetchChannel returns a channel by id.
 func (s *DB) FetchChannel(ctx context.Context, id chat.ID) (*chat.Channel, error) {
 	return one[chat.Channel](ctx, s, `SELECT data FROM channels WHERE id = ?`+s.lock, id)
+}
+
+// FetchChannelAccess returns a channel with its server and the user's
+// membership in one query, the busiest lookup of the message routes.
+func (s *DB) FetchChannelAccess(ctx context.Context, channel, user chat.ID) (*chat.Channel, *chat.Server, *chat.Member, error) {
+	var cd string
+	var sd, md *string
+	err := s.queryRow(ctx, `SELECT c.data, sv.data, m.data FROM channels c
+		LEFT JOIN servers sv ON sv.id = c.server_id
+		LEFT JOIN members m ON m.server_id = c.server_id AND m.user_id = ?
+		WHERE c.id = ?`, user, channel).Scan(&cd, &sd, &md)
+	if isNoRows(err) {
+		return nil, nil, nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ch := new(chat.Channel)
+	if err := json.Unmarshal([]byte(cd), ch); err != nil {
+		return nil, nil, nil, fmt.Errorf("decode document: %w", err)
+	}
+	var sv *chat.Server
+	if sd != nil {
+		sv = new(chat.Server)
+		if err := json.Unmarshal([]byte(*sd), sv); err != nil {
+			return nil, nil, nil, fmt.Errorf("decode document: %w", err)
+		}
+	}
+	var m *chat.Member
+	if md != nil {
+		m = new(chat.Member)
+		if err := json.Unmarshal([]byte(*md), m); err != nil {
+			return nil, nil, nil, fmt.Errorf("decode document: %w", err)
+		}
+	}
+	return ch, sv, m, nil
 }
 
 // FetchChannels returns the channels among ids.

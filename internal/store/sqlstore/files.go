@@ -47,6 +47,11 @@ func (s *DB) FetchUnusedFiles(ctx context.Context, before chat.Time, limit int) 
 		ORDER BY uploaded_at LIMIT ?`, before.Millis(), limit)
 }
 
+// FetchDeletedFiles returns records marked deleted.
+func (s *DB) FetchDeletedFiles(ctx context.Context, limit int) ([]*chat.FileRecord, error) {
+	return many[chat.FileRecord](ctx, s, `SELECT data FROM files WHERE deleted = 1 ORDER BY uploaded_at LIMIT ?`, limit)
+}
+
 // CountFilesByHash counts records sharing a hash.
 func (s *DB) CountFilesByHash(ctx context.Context, hash string) (int, error) {
 	var n int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -39,6 +40,36 @@ func (s *DB) InsertMessage(ctx context.Context, m *chat.Message) error {
 	_, err = s.exec(ctx, `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
 		m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
 	return err
+}
+
+// insertBatch is how many messages one INSERT statement carries: six
+// parameters each stays far below both engines' parameter limits.
+const insertBatch = 200
+
+// InsertMessages adds many messages in one transaction, several rows per
+// statement.
+func (s *DB) InsertMessages(ctx context.Context, ms []*chat.Message) error {
+	return s.within(ctx, func(tx *DB) error {
+		args := make([]any, 0, 6*insertBatch)
+		for len(ms) > 0 {
+			n := min(len(ms), insertBatch)
+			args = args[:0]
+			for _, m := range ms[:n] {
+				data, err := encode(stored(m))
+				if err != nil {
+					return err
+				}
+				args = append(args, m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
+			}
+			q := `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
+			if _, err := tx.exec(ctx, q, args...); err != nil {
+				return err
+			}
+			ms = ms[n:]
+		}
+		return nil
+	})
 }
 
 // FetchMessage returns a message by id.

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Members", testMembers},
 		{"Bans", testBans},
 		{"Channels", testChannels},
+		{"ChannelAccess", testChannelAccess},
 		{"Messages", testMessages},
 		{"MessageSearch", testMessageSearch},
 		{"Emojis", testEmojis},
@@ -548,6 +549,44 @@ func testChannels(t *testing.T, s store.Store) {
 	wantErr(t, s.SetLastMessage(c, dm.ID, m2), store.ErrNotFound)
 }
 
+func testChannelAccess(t *testing.T, s store.Store) {
+	c := ctx(t)
+	owner, member, stranger := chat.NewID(), chat.NewID(), chat.NewID()
+	sv := newServer(owner)
+	must(t, s.InsertServer(c, sv))
+	text := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: sv.ID, Name: "general"}
+	dm := &chat.Channel{ChannelType: chat.ChannelDirectMessage, ID: chat.NewID(), Active: ptr(true), Recipients: []chat.ID{owner, member}}
+	orphan := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: chat.NewID(), Name: "orphan"}
+	for _, ch := range []*chat.Channel{text, dm, orphan} {
+		must(t, s.InsertChannel(c, ch))
+	}
+	mem := &chat.Member{ID: chat.MemberID{Server: sv.ID, User: member}, JoinedAt: chat.Now(), Roles: []chat.ID{chat.NewID()}}
+	must(t, s.InsertMember(c, mem))
+	// A membership of another server must not be picked up.
+	must(t, s.InsertMember(c, &chat.Member{ID: chat.MemberID{Server: chat.NewID(), User: stranger}, JoinedAt: chat.Now()}))
+
+	ch, gotServer, gotMember, err := s.FetchChannelAccess(c, text.ID, member)
+	must(t, err)
+	same(t, ch, text)
+	same(t, gotServer, sv)
+	same(t, gotMember, mem)
+	ch, gotServer, gotMember, err = s.FetchChannelAccess(c, text.ID, stranger)
+	must(t, err)
+	same(t, ch, text)
+	same(t, gotServer, sv)
+	same(t, gotMember == nil, true)
+	ch, gotServer, gotMember, err = s.FetchChannelAccess(c, dm.ID, member)
+	must(t, err)
+	same(t, ch, dm)
+	same(t, gotServer == nil && gotMember == nil, true)
+	ch, gotServer, _, err = s.FetchChannelAccess(c, orphan.ID, member)
+	must(t, err)
+	same(t, ch, orphan)
+	same(t, gotServer == nil, true)
+	_, _, _, err = s.FetchChannelAccess(c, chat.NewID(), member)
+	wantErr(t, err, store.ErrNotFound)
+}
+
 func testMessages(t *testing.T, s store.Store) {
 	c := ctx(t)
 	channel, other, author := chat.NewID(), chat.NewID(), chat.NewID()
@@ -577,6 +616,24 @@ func testMessages(t *testing.T, s store.Store) {
 	want.User, want.Member = nil, nil // never stored
 	same(t, got, &want)
 	wantErr(t, s.InsertMessage(c, full), store.ErrConflict)
+
+	// A batch lands whole or not at all.
+	batch := make([]*chat.Message, 450)
+	for i := range batch {
+		batch[i] = &chat.Message{ID: chat.NewID(), Channel: chat.NewID(), Author: author, Content: ptr("batch")}
+	}
+	batch[3].Pinned = ptr(true)
+	must(t, s.InsertMessages(c, batch))
+	for _, m := range []*chat.Message{batch[0], batch[3], batch[449]} {
+		got, err := s.FetchMessage(c, m.ID)
+		must(t, err)
+		same(t, got, m)
+	}
+	dup := []*chat.Message{{ID: chat.NewID(), Channel: channel, Author: author}, batch[10]}
+	wantErr(t, s.InsertMessages(c, dup), store.ErrConflict)
+	_, err = s.FetchMessage(c, dup[0].ID)
+	wantErr(t, err, store.ErrNotFound)
+	must(t, s.InsertMessages(c, nil))
 
 	page := func(q store.MessageQuery) []chat.ID {
 		t.Helper()
@@ -756,11 +813,17 @@ func testFiles(t *testing.T, s store.Store) {
 	unused, err = s.FetchUnusedFiles(c, chat.Now(), 10)
 	must(t, err)
 	same(t, len(unused), 0)
+	deleted, err := s.FetchDeletedFiles(c, 10)
+	must(t, err)
+	same(t, deleted, []*chat.FileRecord{f2})
 	must(t, s.DeleteFile(c, f2.ID))
 	wantErr(t, s.DeleteFile(c, f2.ID), store.ErrNotFound)
 	n, err = s.CountFilesByHash(c, "h1")
 	must(t, err)
 	same(t, n, 1)
+	deleted, err = s.FetchDeletedFiles(c, 10)
+	must(t, err)
+	same(t, len(deleted), 0)
 	_, err = s.FetchFileByHash(c, "h2")
 	wantErr(t, err, store.ErrNotFound)
 }

@@ -1,0 +1,221 @@
+// Package s3 keeps blobs in an S3-compatible object store (AWS S3, MinIO,
+// versitygw, Garage, ...) through minio-go. Each key is one object,
+// optionally under a common prefix so several deployments can share a
+// bucket.
+package s3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"ermine/internal/blob"
+)
+
+// Config says which bucket to use and how to reach it.
+type Config struct {
+	Endpoint  string // host[:port], without a scheme
+	Bucket    string
+	AccessKey string
+	SecretKey string
+	Region    string // may be empty for stores that ignore it
+	UseSSL    bool   // https instead of http
+	// Prefix is put before every key, e.g. "ermine/"; empty for none.
+	Prefix string
+}
+
+// ParseURL reads a Config from a URL of the form
+// http(s)://access:secret@host:port/bucket[/prefix]?region=r, the form
+// ERMINE_TEST_S3 takes.
+func ParseURL(raw string) (Config, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Config{}, fmt.Errorf("parse s3 url: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return Config{}, fmt.Errorf("parse s3 url: scheme must be http or https")
+	}
+	bucket, prefix, _ := strings.Cut(strings.Trim(u.Path, "/"), "/")
+	if bucket == "" {
+		return Config{}, fmt.Errorf("parse s3 url: no bucket in the path")
+	}
+	c := Config{Endpoint: u.Host, Bucket: bucket, Region: u.Query().Get("region"), UseSSL: u.Scheme == "https"}
+	if prefix != "" {
+		c.Prefix = prefix + "/"
+	}
+	if u.User != nil {
+		c.AccessKey = u.User.Username()
+		c.SecretKey, _ = u.User.Password()
+	}
+	return c, nil
+}
+
+// Store is a blob.Store in one bucket.
+type Store struct {
+	client *minio.Client
+	bucket string
+	prefix string
+}
+
+var _ blob.Store = (*Store)(nil)
+
+// Open connects to the store and makes sure the bucket exists, creating
+// it when it is missing.
+func Open(ctx context.Context, c Config) (*Store, error) {
+	var creds *credentials.Credentials
+	if c.AccessKey != "" {
+		creds = credentials.NewStaticV4(c.AccessKey, c.SecretKey, "")
+	} else {
+		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
+	}
+	client, err := minio.New(c.Endpoint, &minio.Options{Creds: creds, Secure: c.UseSSL, Region: c.Region})
+	if err != nil {
+		return nil, fmt.Errorf("open s3 %s: %w", c.Endpoint, err)
+	}
+	ok, err := client.BucketExists(ctx, c.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("open s3 bucket %s: %w", c.Bucket, err)
+	}
+	if !ok {
+		if err := client.MakeBucket(ctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region}); err != nil {
+			return nil, fmt.Errorf("create s3 bucket %s: %w", c.Bucket, err)
+		}
+	}
+	return &Store{client: client, bucket: c.Bucket, prefix: c.Prefix}, nil
+}
+
+// Put implements blob.Store. The body is sent as a plain payload (no
+// streaming chunk signature): some S3-compatible servers, gofakes3 among
+// them, store aws-chunked framing verbatim, and the payload is already
+// covered by TLS when UseSSL is set. Objects above minio-go's part size
+// go up as a multipart upload that the store assembles only on success,
+// so a failed Put leaves no object behind.
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	if err := blob.CheckKey(key); err != nil {
+		return err
+	}
+	if size < 0 {
+		return fmt.Errorf("put %s: negative size: %w", key, blob.ErrSize)
+	}
+	cr := &countingReader{r: io.LimitReader(r, size+1)}
+	_, err := s.client.PutObject(ctx, s.bucket, s.prefix+key, cr, size, minio.PutObjectOptions{
+		ContentType:          "application/octet-stream",
+		DisableContentSha256: true,
+		SendContentMd5:       true,
+	})
+	if cr.n != size || readMore(r) {
+		// minio-go reads exactly size bytes; a short reader fails the
+		// upload and a longer one is caught here. Either way the object
+		// must not stay.
+		if err == nil {
+			_ = s.client.RemoveObject(context.WithoutCancel(ctx), s.bucket, s.prefix+key, minio.RemoveObjectOptions{})
+		}
+		return fmt.Errorf("put %s: sent %d bytes, want %d: %w", key, cr.n, size, blob.ErrSize)
+	}
+	if err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	return nil
+}
+
+// readMore reports whether r has at least one byte left.
+func readMore(r io.Reader) bool {
+	var b [1]byte
+	n, _ := io.ReadFull(r, b[:])
+	return n > 0
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Open implements blob.Store. It asks for the object's size first, which
+// also tells a missing key apart; the bytes are fetched on first read.
+func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return nil, err
+	}
+	obj, err := s.client.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", key, mapErr(err))
+	}
+	st, err := obj.Stat()
+	if err != nil {
+		_ = obj.Close()
+		return nil, fmt.Errorf("open %s: %w", key, mapErr(err))
+	}
+	return &object{Object: obj, size: st.Size}, nil
+}
+
+// object is a minio object with its size.
+type object struct {
+	*minio.Object
+	size int64
+}
+
+func (o *object) Size() int64 { return o.size }
+
+// Exists implements blob.Store.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return false, err
+	}
+	_, err := s.client.StatObject(ctx, s.bucket, s.prefix+key, minio.StatObjectOptions{})
+	if err != nil {
+		if errors.Is(mapErr(err), blob.ErrNotFound) {
+			return false, nil
+		}
+		return false, fmt.Errorf("stat %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// Delete implements blob.Store.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := blob.CheckKey(key); err != nil {
+		return err
+	}
+	err := s.client.RemoveObject(ctx, s.bucket, s.prefix+key, minio.RemoveObjectOptions{})
+	if err != nil && !errors.Is(mapErr(err), blob.ErrNotFound) {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// List implements blob.Store.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := blob.CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for o := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
+		if o.Err != nil {
+			return nil, fmt.Errorf("list %q: %w", prefix, o.Err)
+		}
+		keys = append(keys, strings.TrimPrefix(o.Key, s.prefix))
+	}
+	return keys, nil
+}
+
+// mapErr turns the store's "no such key" answers into blob.ErrNotFound.
+func mapErr(err error) error {
+	resp := minio.ToErrorResponse(err)
+	if resp.Code == minio.NoSuchKey || resp.Code == "NotFound" || resp.StatusCode == 404 && resp.Code != minio.NoSuchBucket {
+		return fmt.Errorf("%w: %v", blob.ErrNotFound, err)
+	}
+	return err
+}
