@@ -52,6 +52,10 @@ type conn struct {
 	queue   []job
 	running bool
 	out     *[]byte // the writer's batch; only the writer touches it
+	batched int     // frames in out
+	// closeCode, set by a job, closes the connection after the round's
+	// frames are written; only the writer touches it.
+	closeCode uint16
 	// wmu orders batch writes with close frames, so nothing is written
 	// after a close frame.
 	wmu sync.Mutex
@@ -105,6 +109,14 @@ func (c *conn) onOpen() {
 
 // onControl notes a ping or pong frame.
 func (c *conn) onControl() { c.touch() }
+
+// onPing answers a ping frame with a pong echoing its payload (RFC 6455
+// §5.5.3), queued like every other frame of the connection.
+func (c *conn) onPing(payload []byte) {
+	c.touch()
+	p := append([]byte{}, payload...)
+	c.enqueue(func() { c.writeFrame(opPong, p) })
+}
 
 // onClose forgets the connection: subscriptions, presence, registration.
 func (c *conn) onClose() {
@@ -195,8 +207,7 @@ func (c *conn) fail(e *chat.Error) {
 	}
 	c.enqueue(func() {
 		c.write(b)
-		c.flush()
-		c.closeWith(closeNormal, "")
+		c.closeAfter(closeNormal)
 	})
 }
 

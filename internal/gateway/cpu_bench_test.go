@@ -31,14 +31,14 @@ const clientsEnv = "ERMINE_GATEWAY_BENCH_CLIENTS"
 // the bus and the encoding of each message once.
 func BenchmarkFanoutCPU(b *testing.B) {
 	const burst = 64
-	for _, conns := range []int{100, 1000} {
+	for _, conns := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprint(conns), func(b *testing.B) {
 			h := newHarness(b, gateway.Options{})
 			owner, token := h.user("owner")
 			_, general := h.server(owner.ID)
 			clients := startClients(b, h, token, conns)
 			time.Sleep(200 * time.Millisecond) // presence updates settle
-			cpu := cpuTime()
+			cpu, stats := cpuTime(), h.gw.Stats()
 			b.ResetTimer()
 			for sent := 0; sent < b.N; {
 				n := min(burst, b.N-sent)
@@ -50,6 +50,8 @@ func BenchmarkFanoutCPU(b *testing.B) {
 			}
 			b.StopTimer()
 			used := cpuTime() - cpu
+			after := h.gw.Stats()
+			b.ReportMetric(float64(after.Frames-stats.Frames)/float64(after.Writes-stats.Writes), "frames/write")
 			b.ReportMetric(float64(used.Nanoseconds())/float64(int64(b.N)*int64(conns)), "cpu-ns/delivery")
 			b.ReportMetric(0, "ns/op")
 		})

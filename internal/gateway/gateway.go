@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,12 +89,14 @@ type Gateway struct {
 
 	scratch []*conn // dispatch's follower buffer; dispatch is serialised
 
-	// buffers holds the writers' batch buffers between rounds, so idle
-	// connections hold none.
+	// writers run the connections' rounds; buffers holds batch buffers
+	// for them and for connections writing on their own goroutine.
+	writers writers
 	buffers sync.Pool
 
 	stats struct {
 		slow, keepalive atomic.Uint64
+		writes, frames  atomic.Uint64
 	}
 }
 
@@ -127,6 +130,7 @@ func New(opts Options) (*Gateway, error) {
 		idle:      make(chan struct{}),
 	}
 	g.buffers.New = func() any { b := make([]byte, 0, 4<<10); return &b }
+	g.writers.start(g, runtime.GOMAXPROCS(0))
 	sub, err := opts.Bus.Subscribe(g.dispatch)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: subscribe to bus: %w", err)
@@ -141,6 +145,9 @@ type Stats struct {
 	Connections int
 	// SlowDisconnects counts connections dropped for not reading.
 	SlowDisconnects uint64
+	// Writes counts the batches written to connections, each one system
+	// call, and Frames the frames they held.
+	Writes, Frames uint64
 }
 
 // Stats returns the gateway's counters.
@@ -148,7 +155,8 @@ func (g *Gateway) Stats() Stats {
 	g.mu.Lock()
 	n := len(g.conns)
 	g.mu.Unlock()
-	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load()}
+	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load(),
+		Writes: g.stats.writes.Load(), Frames: g.stats.frames.Load()}
 }
 
 // ServeHTTP upgrades a request to an events connection, which lives on
@@ -182,7 +190,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.log.Debug("events: upgrade failed", "err", err)
 		return
 	}
-	c.ws = gwsSocket{s}
+	c.ws = newGWSSocket(s)
 	s.Session().Store("", c)
 	if !g.register(c) {
 		c.closeWith(closeGoingAway, "server shutting down")
@@ -262,6 +270,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		}
 		<-g.idle
 	}
+	g.writers.stop()
 	if cerr := g.hub.sub.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("gateway: leave bus: %w", cerr)
 	}

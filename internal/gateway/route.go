@@ -22,8 +22,7 @@ func (c *conn) handle(topic string, in *incoming) {
 	out, logout := c.route(topic, in)
 	c.write(out)
 	if logout {
-		c.flush()
-		c.closeWith(closeNormal, "")
+		c.closeAfter(closeNormal)
 	}
 }
 

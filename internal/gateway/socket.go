@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/lxzan/gws"
@@ -19,6 +20,9 @@ type socket interface {
 	// so the frames never interleave with the library's own (pongs and
 	// close frames written from the read loop).
 	WriteFrames(b []byte) error
+	// TryWrite writes what it can of b without waiting for the client
+	// and returns how much; a full socket is not an error.
+	TryWrite(b []byte) (int, error)
 	// Close sends a close frame with code and reason and closes the
 	// connection.
 	Close(code uint16, reason string)
@@ -37,28 +41,70 @@ const (
 	closeTryLater  = 1013 // too many authentication attempts
 )
 
-// gwsSocket adapts a gws connection.
-type gwsSocket struct{ c *gws.Conn }
+// gwsSocket adapts a gws connection. rc, when the network connection
+// has one, writes without waiting.
+type gwsSocket struct {
+	c  *gws.Conn
+	rc syscall.RawConn
+}
 
-func (s gwsSocket) WriteFrames(b []byte) error {
+func newGWSSocket(c *gws.Conn) *gwsSocket {
+	s := &gwsSocket{c: c}
+	if sc, ok := c.NetConn().(syscall.Conn); ok {
+		s.rc, _ = sc.SyscallConn()
+	}
+	return s
+}
+
+func (s *gwsSocket) WriteFrames(b []byte) error {
 	_, err := s.c.NetConn().Write(b)
 	return err
 }
 
-func (s gwsSocket) Close(code uint16, reason string) { _ = s.c.WriteClose(code, []byte(reason)) }
-
-func (s gwsSocket) Abort() { _ = s.c.NetConn().Close() }
-
-func (s gwsSocket) SetReadDeadline(t time.Time) error { return s.c.SetReadDeadline(t) }
-
-// appendFrame appends a final, unmasked, uncompressed data frame holding
-// payload to buf, as a server sends it (RFC 6455 §5.2): text for JSON,
-// binary for msgpack.
-func appendFrame(buf []byte, bin bool, payload []byte) []byte {
-	op := byte(0x1)
-	if bin {
-		op = 0x2
+func (s *gwsSocket) TryWrite(b []byte) (int, error) {
+	if s.rc == nil {
+		if err := s.WriteFrames(b); err != nil {
+			return 0, err
+		}
+		return len(b), nil
 	}
+	var n int
+	var werr error
+	// The callback returns true at once: the runtime then does not wait
+	// for the socket to become writable.
+	err := s.rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), b)
+			if werr != syscall.EINTR {
+				return true
+			}
+		}
+	})
+	if n < 0 {
+		n = 0
+	}
+	if err == nil && werr != syscall.EAGAIN {
+		err = werr
+	}
+	return n, err
+}
+
+func (s *gwsSocket) Close(code uint16, reason string) { _ = s.c.WriteClose(code, []byte(reason)) }
+
+func (s *gwsSocket) Abort() { _ = s.c.NetConn().Close() }
+
+func (s *gwsSocket) SetReadDeadline(t time.Time) error { return s.c.SetReadDeadline(t) }
+
+// Frame opcodes the gateway writes itself.
+const (
+	opText   = 0x1 // JSON packets
+	opBinary = 0x2 // msgpack packets
+	opPong   = 0xa
+)
+
+// appendFrame appends a final, unmasked, uncompressed frame of opcode op
+// holding payload to buf, as a server sends it (RFC 6455 §5.2).
+func appendFrame(buf []byte, op byte, payload []byte) []byte {
 	switch n := len(payload); {
 	case n < 126:
 		buf = append(buf, 0x80|op, byte(n))
@@ -95,11 +141,8 @@ func (gwsEvents) OnClose(s *gws.Conn, _ error) {
 
 func (gwsEvents) OnPing(s *gws.Conn, payload []byte) {
 	if c := connOf(s); c != nil {
-		c.onControl()
+		c.onPing(payload)
 	}
-	// RFC 6455 wants the ping's payload echoed. The pong is written from
-	// the read loop like gws's own handler does; control frames are tiny.
-	_ = s.WritePong(payload)
 }
 
 func (gwsEvents) OnPong(s *gws.Conn, _ []byte) {

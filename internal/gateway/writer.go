@@ -1,12 +1,26 @@
 package gateway
 
+import (
+	"sync"
+)
+
 // A connection's work — frames from the bus to route, packets built for
-// it, subscription changes — waits in its queue and is done in order by a
-// writer goroutine that exists only while the queue has work. The writer
-// takes every job waiting, renders the frames they produce into one
-// buffer and writes the buffer with one system call: a connection that
-// receives faster than it drains gets its frames in ever larger batches,
-// so under load the cost of a write is shared by many frames.
+// it, subscription changes — waits in its queue and is done in order, one
+// round at a time: a round takes every job waiting, renders the frames
+// they produce into one buffer and writes it with one system call.
+//
+// Rounds are run by a few writer goroutines shared by all connections,
+// taking the connections with work in turn from a ready list. Under load
+// the list grows, each connection's turn comes later, more frames have
+// waited for it, and the cost of a write is shared by more frames. (With
+// a goroutine per busy connection the scheduler runs thousands of writers
+// before the dispatcher again, and each writes a frame or two.)
+//
+// A writer never waits for a client: it writes what the socket takes at
+// once. When a socket is full, the rest of the batch and the connection's
+// later rounds are handed to a goroutine of the connection's own, which
+// may block, until its queue is empty; a client that stays behind is cut
+// by the send queue bound.
 
 // job is one unit of a connection's queue: a frame from the bus on topic
 // (in set) or a function (f set).
@@ -16,15 +30,106 @@ type job struct {
 	f     func()
 }
 
-// Batches are flushed once they reach flushAt bytes; buffers larger than
-// keepBuffer are not kept for reuse.
+// Writer goroutines take up to takeConns ready connections at once;
+// batch buffers larger than keepBuffer are not kept for reuse.
 const (
-	flushAt    = 64 << 10
+	takeConns  = 64
 	keepBuffer = 256 << 10
 )
 
-// push appends j to the queue, already counted by reserve, and starts the
-// writer when none runs.
+// writers is the ready list and the shared writer goroutines.
+type writers struct {
+	mu     sync.Mutex
+	wake   *sync.Cond
+	ready  []*conn // connections with work, in turn order, from head
+	head   int
+	closed bool
+	done   sync.WaitGroup
+}
+
+// start runs n writer goroutines for g.
+func (w *writers) start(g *Gateway, n int) {
+	w.wake = sync.NewCond(&w.mu)
+	for range n {
+		w.done.Add(1)
+		go func() {
+			defer w.done.Done()
+			g.writeLoop()
+		}()
+	}
+}
+
+// stop ends the writer goroutines once the ready list is empty.
+func (w *writers) stop() {
+	w.mu.Lock()
+	w.closed = true
+	w.wake.Broadcast()
+	w.mu.Unlock()
+	w.done.Wait()
+}
+
+// schedule puts c at the end of the ready list.
+func (w *writers) schedule(c *conn) {
+	w.mu.Lock()
+	w.ready = append(w.ready, c)
+	w.wake.Signal()
+	w.mu.Unlock()
+}
+
+// take waits for ready connections and moves up to takeConns of them to
+// buf. It returns false when the writers stop.
+func (w *writers) take(buf []*conn) ([]*conn, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.head == len(w.ready) && !w.closed {
+		w.wake.Wait()
+	}
+	if w.head == len(w.ready) {
+		return buf, false
+	}
+	n := min(len(w.ready)-w.head, takeConns)
+	buf = append(buf, w.ready[w.head:w.head+n]...)
+	clear(w.ready[w.head : w.head+n])
+	w.head += n
+	switch {
+	case w.head == len(w.ready):
+		w.ready, w.head = w.ready[:0], 0
+	case w.head >= 1024 && 2*w.head >= len(w.ready):
+		k := copy(w.ready, w.ready[w.head:])
+		clear(w.ready[k:])
+		w.ready, w.head = w.ready[:k], 0
+	}
+	if w.head < len(w.ready) {
+		w.wake.Signal() // more for another writer
+	}
+	return buf, true
+}
+
+// writeLoop is one shared writer: it runs a round of each ready
+// connection in turn.
+func (g *Gateway) writeLoop() {
+	var conns []*conn
+	var spare []job
+	out := g.buffers.Get().(*[]byte)
+	for {
+		var ok bool
+		conns, ok = g.writers.take(conns[:0])
+		if !ok {
+			g.buffers.Put(out)
+			return
+		}
+		for i, c := range conns {
+			spare = c.round(spare, out)
+			conns[i] = nil
+		}
+		if cap(*out) > keepBuffer {
+			out = g.buffers.Get().(*[]byte)
+		}
+	}
+}
+
+// push appends j to the queue, already counted by reserve, and puts the
+// connection on the ready list unless it is there or being written.
 func (c *conn) push(j job) {
 	c.qmu.Lock()
 	c.queue = append(c.queue, j)
@@ -32,83 +137,182 @@ func (c *conn) push(j job) {
 	c.running = true
 	c.qmu.Unlock()
 	if start {
-		go c.run()
+		c.g.writers.schedule(c)
 	}
 }
 
-// run is the writer: it does the queued jobs in rounds until the queue is
-// empty, each round ending with one write of the frames it produced.
-func (c *conn) run() {
-	var spare []job
+// round runs the jobs waiting on a shared writer and writes their frames
+// into out without waiting. It then puts the connection back on the
+// ready list if more work came, or hands it to a goroutine of its own if
+// the socket was full. spare is an empty job slice to lend the queue; the
+// one returned replaces it.
+func (c *conn) round(spare []job, out *[]byte) []job {
+	c.qmu.Lock()
+	jobs := c.queue
+	c.queue = spare
+	c.qmu.Unlock()
+	c.out = out
+	c.run(jobs)
+	rest := c.tryFlush()
+	c.out = nil
+	if rest != nil {
+		go c.drain(rest)
+		return jobs[:0]
+	}
+	if code := c.closeCode; code != 0 {
+		// The close frame may wait for the socket: not on a shared writer.
+		go c.closeWith(code, "")
+	}
+	c.qmu.Lock()
+	if len(c.queue) == 0 {
+		c.running = false
+		c.queue = nil
+		c.qmu.Unlock()
+	} else {
+		c.qmu.Unlock()
+		c.g.writers.schedule(c)
+	}
+	return jobs[:0]
+}
+
+// run does jobs in order, rendering their frames into c.out. Jobs after
+// one that closes the connection are dropped.
+func (c *conn) run(jobs []job) {
+	for i := range jobs {
+		if !c.closing.Load() && c.closeCode == 0 {
+			if jobs[i].f != nil {
+				jobs[i].f()
+			} else {
+				c.handle(jobs[i].topic, jobs[i].in)
+			}
+		}
+		jobs[i] = job{}
+		c.pending.Add(-1)
+	}
+}
+
+// drain finishes writing rest, the part of a batch a full socket did not
+// take, then runs the connection's rounds on this goroutine, writing with
+// waits, until its queue is empty. It holds wmu from the start: the
+// writer that handed the batch over locked it (see tryFlush), so no
+// close frame can come between the two parts of a frame.
+func (c *conn) drain(rest []byte) {
+	c.writeLocked(rest)
+	c.wmu.Unlock()
+	out := c.g.buffers.Get().(*[]byte)
+	defer func() {
+		*out = (*out)[:0]
+		if cap(*out) <= keepBuffer {
+			c.g.buffers.Put(out)
+		}
+	}()
 	for {
 		c.qmu.Lock()
 		jobs := c.queue
 		if len(jobs) == 0 {
-			// The buffer goes back before the next writer may start.
-			c.release()
 			c.running = false
 			c.queue = nil
 			c.qmu.Unlock()
 			return
 		}
-		c.queue = spare
+		c.queue = nil
 		c.qmu.Unlock()
-		for i := range jobs {
-			if !c.closing.Load() {
-				if jobs[i].f != nil {
-					jobs[i].f()
-				} else {
-					c.handle(jobs[i].topic, jobs[i].in)
-				}
-			}
-			jobs[i] = job{}
-			c.pending.Add(-1)
-		}
+		c.out = out
+		c.run(jobs)
 		c.flush()
-		spare = jobs[:0]
+		c.out = nil
+		if code := c.closeCode; code != 0 {
+			c.closeWith(code, "")
+		}
 	}
 }
 
-// write adds a frame holding b to the batch. Run on the writer; nothing
-// is added once the connection is closing.
+// closeAfter closes the connection with code once the frames written so
+// far in this round are sent; the round's later jobs are dropped. Run in
+// a round.
+func (c *conn) closeAfter(code uint16) {
+	c.closeCode = code
+}
+
+// write adds a frame holding b to the batch. Run in a round; nothing is
+// added once the connection is closing.
 func (c *conn) write(b []byte) {
-	if c.closing.Load() || b == nil {
-		return
+	op := byte(opText)
+	if c.binary {
+		op = opBinary
 	}
-	if c.out == nil {
-		c.out = c.g.buffers.Get().(*[]byte)
-	}
-	*c.out = appendFrame(*c.out, c.binary, b)
-	if len(*c.out) >= flushAt {
-		c.flush()
-	}
+	c.writeFrame(op, b)
 }
 
-// flush writes the batch. A failed write cuts the connection, whose read
-// loop then ends and cleans up. Run on the writer.
-func (c *conn) flush() {
-	if c.out == nil || len(*c.out) == 0 {
+// writeFrame adds a frame of opcode op holding b to the batch.
+func (c *conn) writeFrame(op byte, b []byte) {
+	if c.closing.Load() || c.closeCode != 0 || b == nil {
 		return
 	}
+	*c.out = appendFrame(*c.out, op, b)
+	c.batched++
+}
+
+// tryFlush writes the batch without waiting. When the socket takes only
+// part of it, it returns a copy of the rest with wmu still locked, for
+// drain to finish; otherwise nil.
+func (c *conn) tryFlush() []byte {
+	b := *c.out
+	if len(b) == 0 {
+		return nil
+	}
+	*c.out = b[:0]
 	c.wmu.Lock()
-	if !c.closing.Load() {
-		if err := c.ws.WriteFrames(*c.out); err != nil {
-			c.closing.Store(true)
-			c.ws.Abort()
-		}
+	if c.closing.Load() {
+		c.wmu.Unlock()
+		return nil
 	}
-	c.wmu.Unlock()
-	*c.out = (*c.out)[:0]
+	c.count()
+	n, err := c.ws.TryWrite(b)
+	if err != nil {
+		c.cut()
+		c.wmu.Unlock()
+		return nil
+	}
+	if n == len(b) {
+		c.wmu.Unlock()
+		return nil
+	}
+	return append([]byte(nil), b[n:]...)
 }
 
-// release gives the batch buffer back when the writer stops.
-func (c *conn) release() {
-	if c.out == nil {
+// flush writes the batch, waiting for the socket. A failed write cuts the
+// connection, whose read loop then ends and cleans up.
+func (c *conn) flush() {
+	b := *c.out
+	if len(b) == 0 {
 		return
 	}
-	if cap(*c.out) <= keepBuffer {
-		*c.out = (*c.out)[:0]
-		c.g.buffers.Put(c.out)
+	*c.out = b[:0]
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.closing.Load() {
+		c.count()
+		c.writeLocked(b)
 	}
-	c.out = nil
+}
+
+// writeLocked writes b, waiting; wmu is held.
+func (c *conn) writeLocked(b []byte) {
+	if err := c.ws.WriteFrames(b); err != nil {
+		c.cut()
+	}
+}
+
+// count adds the batch to the gateway's write statistics.
+func (c *conn) count() {
+	c.g.stats.writes.Add(1)
+	c.g.stats.frames.Add(uint64(c.batched))
+	c.batched = 0
+}
+
+// cut closes a connection whose write failed.
+func (c *conn) cut() {
+	c.closing.Store(true)
+	c.ws.Abort()
 }
