@@ -196,32 +196,59 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	send := newSender(srv.addr, w, o.content)
 	next := 0
 	if latencyMessages > 0 {
+		cpu := startCPU(srv)
 		res := latencyPhase(ctx, send, rec, next, latencyMessages, o.rate)
 		next += latencyMessages
 		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
+		cpu.report(out, res)
 	}
 	if o.saturate > 0 {
-		cpu0, err := srv.cpu()
-		if err != nil {
-			return err
-		}
+		cpu := startCPU(srv)
 		res := saturationPhase(ctx, send, rec, next, o.saturate, o.window, o.senders)
-		cpu1, err := srv.cpu()
-		if err != nil {
-			return err
-		}
 		res.report(out, fmt.Sprintf("saturation: %d messages, window %d", o.saturate, o.window), o.conns)
-		if d := res.delivered; d > 0 {
-			used := cpu1 - cpu0
-			fmt.Fprintf(out, "  server CPU %s for %d deliveries: %.2f µs per delivered message (%.0f deliveries/s)\n",
-				used.Round(10*time.Millisecond), d, float64(used.Microseconds())/float64(d),
-				float64(d)/res.elapsed.Seconds())
-		}
+		cpu.report(out, res)
 	}
 	if n := rec.dropped(); n > 0 {
 		fmt.Fprintf(out, "connections closed by the server during the run: %d\n", n)
 	}
 	return ctx.Err()
+}
+
+// cpuMeter measures the CPU time the server and this process use
+// during a phase.
+type cpuMeter struct {
+	srv               *serverProcess
+	user, sys, client time.Duration
+}
+
+func startCPU(srv *serverProcess) *cpuMeter {
+	m := &cpuMeter{srv: srv}
+	m.user, m.sys, _ = srv.cpu()
+	m.client = selfCPU()
+	return m
+}
+
+// report prints the CPU used since startCPU, per delivered message.
+func (m *cpuMeter) report(out io.Writer, res *result) {
+	user, sys, err := m.srv.cpu()
+	if err != nil || res.delivered == 0 {
+		return
+	}
+	user, sys = user-m.user, sys-m.sys
+	used, client := user+sys, selfCPU()-m.client
+	fmt.Fprintf(out, "  server CPU %s (user %s, system %s) for %d deliveries: %.2f µs per delivered message "+
+		"(%.0f deliveries/s); load generator CPU %s\n", used.Round(10*time.Millisecond), user, sys, res.delivered,
+		float64(used.Nanoseconds())/1e3/float64(res.delivered), float64(res.delivered)/res.elapsed.Seconds(),
+		client.Round(10*time.Millisecond))
+}
+
+// selfCPU is the CPU time this process has used, user and system.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard limit:

@@ -134,26 +134,27 @@ func (p *serverProcess) rss() (int64, error) {
 	return 0, errors.New("no VmRSS in server status")
 }
 
-// cpu returns the CPU time the server has used, user and system.
-func (p *serverProcess) cpu() (time.Duration, error) {
+// cpu returns the CPU time the server has used in user and in system
+// (kernel) mode.
+func (p *serverProcess) cpu() (user, system time.Duration, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
 	if err != nil {
-		return 0, fmt.Errorf("read server stat: %w", err)
+		return 0, 0, fmt.Errorf("read server stat: %w", err)
 	}
 	// The command name, in parentheses, may hold spaces: fields count
 	// from the last ')'. utime and stime are fields 14 and 15.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, errors.New("malformed server stat")
+		return 0, 0, errors.New("malformed server stat")
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 13 {
-		return 0, errors.New("short server stat")
+		return 0, 0, errors.New("short server stat")
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("parse server stat: %w", err)
+		return 0, 0, fmt.Errorf("parse server stat: %w", err)
 	}
-	return time.Duration(utime+stime) * clockTick, nil
+	return time.Duration(utime) * clockTick, time.Duration(stime) * clockTick, nil
 }
