@@ -160,22 +160,16 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		changed["description"] = *s.Description
 	}
 	if data.Icon != nil {
-		f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID)
+		f, err := replaceFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID, s.Icon)
 		if err != nil {
-			return err
-		}
-		if err := dropFile(ctx, st, s.Icon); err != nil {
 			return err
 		}
 		s.Icon = f
 		changed["icon"] = f
 	}
 	if data.Banner != nil {
-		f, err := useFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID)
+		f, err := replaceFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID, s.Banner)
 		if err != nil {
-			return err
-		}
-		if err := dropFile(ctx, st, s.Banner); err != nil {
 			return err
 		}
 		s.Banner = f

@@ -315,11 +315,8 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 		changed["display_name"] = name
 	}
 	if data.Avatar != nil {
-		f, err := useFile(ctx, st, *data.Avatar, chat.TagAvatars, fileUseAvatar, u.ID)
+		f, err := replaceFile(ctx, st, *data.Avatar, chat.TagAvatars, fileUseAvatar, u.ID, u.Avatar)
 		if err != nil {
-			return nil, nil, err
-		}
-		if err := dropFile(ctx, st, u.Avatar); err != nil {
 			return nil, nil, err
 		}
 		u.Avatar = f
@@ -357,11 +354,8 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 			p.Content = &content
 		}
 		if data.Profile.Background != nil {
-			f, err := useFile(ctx, st, *data.Profile.Background, chat.TagBackgrounds, fileUseBackground, u.ID)
+			f, err := replaceFile(ctx, st, *data.Profile.Background, chat.TagBackgrounds, fileUseBackground, u.ID, p.Background)
 			if err != nil {
-				return nil, nil, err
-			}
-			if err := dropFile(ctx, st, p.Background); err != nil {
 				return nil, nil, err
 			}
 			p.Background = f
