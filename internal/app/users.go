@@ -77,15 +77,8 @@ func (a *App) FetchUser(ctx context.Context, c *Caller, id chat.ID) (*chat.User,
 	if id == c.ID() {
 		return a.FetchSelf(ctx, c)
 	}
-	target, err := a.fetchUser(ctx, id)
+	target, err := a.fetchUserWith(ctx, c, id, perm.UserAccess)
 	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserAccess); err != nil {
 		return nil, err
 	}
 	return a.viewUser(ctx, c.User, target)
@@ -106,15 +99,8 @@ func (a *App) FetchUserFlags(ctx context.Context, id chat.ID) (chat.FlagResponse
 // FetchProfile returns a user's profile; the caller needs ViewProfile.
 func (a *App) FetchProfile(ctx context.Context, c *Caller, id chat.ID) (*chat.UserProfile, error) {
 	id = self(c, id)
-	target, err := a.fetchUser(ctx, id)
+	target, err := a.fetchUserWith(ctx, c, id, perm.UserViewProfile)
 	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserViewProfile); err != nil {
 		return nil, err
 	}
 	if target.Profile == nil {
@@ -131,15 +117,7 @@ func (a *App) FindMutual(ctx context.Context, c *Caller, id chat.ID) (*chat.Mutu
 	if id == c.ID() {
 		return nil, chat.ErrInvalidOperation
 	}
-	target, err := a.fetchUser(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserViewProfile); err != nil {
+	if _, err := a.fetchUserWith(ctx, c, id, perm.UserViewProfile); err != nil {
 		return nil, err
 	}
 	out := &chat.MutualResponse{Users: []chat.ID{}, Servers: []chat.ID{}, Channels: []chat.ID{}}
@@ -437,4 +415,21 @@ func (a *App) ChangeUsername(ctx context.Context, c *Caller, data chat.UsernameC
 		return nil, err
 	}
 	return a.viewUser(ctx, c.User, updated)
+}
+
+// fetchUserWith returns the user id when the caller holds the user
+// permission need towards them (MissingPermission naming it otherwise).
+func (a *App) fetchUserWith(ctx context.Context, c *Caller, id chat.ID, need perm.UserSet) (*chat.User, error) {
+	target, err := a.fetchUser(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.userPermissions(ctx, c.User, target)
+	if err != nil {
+		return nil, err
+	}
+	if err := perm.RequireUser(p, need); err != nil {
+		return nil, err
+	}
+	return target, nil
 }
