@@ -360,14 +360,8 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 		if err != nil {
 			return err
 		}
-		if err := x.require(perm.ManagePermissions); err != nil {
-			return err
-		}
-		role, err := x.role(roleID)
+		role, err := x.manageableRole(roleID, perm.ManagePermissions)
 		if err != nil {
-			return err
-		}
-		if err := x.manageRole(role); err != nil {
 			return err
 		}
 		if err := perm.CheckOverride(x.perms, &role.Permissions, next); err != nil {
