@@ -28,9 +28,9 @@ var errAlreadyAuthenticated = &chat.Error{Type: "AlreadyAuthenticated"}
 // conn is one events connection.
 //
 // After authentication its follow state (servers, channels, users,
-// relations, member-list subscriptions) changes only in functions queued
-// on the socket (ws.Async), which run one at a time in order with the
-// frames it delivers; the read loop only reads that state, under mu.
+// relations, member-list subscriptions) changes only in jobs of its queue
+// (see writer.go), which run one at a time in order with the frames it
+// delivers; the read loop only reads that state, under mu.
 type conn struct {
 	g        *Gateway
 	ws       socket
@@ -46,6 +46,15 @@ type conn struct {
 
 	// Set once by authenticate, on the read loop, before live.
 	caller *app.Caller
+
+	// The queue of jobs and whether a writer runs; see writer.go.
+	qmu     sync.Mutex
+	queue   []job
+	running bool
+	out     *[]byte // the writer's batch; only the writer touches it
+	// wmu orders batch writes with close frames, so nothing is written
+	// after a close frame.
+	wmu sync.Mutex
 
 	// topics and gone belong to the hub and are guarded by hub.mu.
 	topics map[string]struct{}
@@ -115,9 +124,12 @@ func (c *conn) onClose() {
 	c.g.unregister(c)
 }
 
-// closeWith closes the connection with a close frame.
+// closeWith closes the connection with a close frame. It waits for a
+// batch write under way; on the writer, flush first.
 func (c *conn) closeWith(code uint16, reason string) {
 	c.closing.Store(true)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.ws.Close(code, reason)
 }
 
@@ -133,10 +145,7 @@ func (c *conn) enqueue(f func()) {
 	if !c.reserve() {
 		return
 	}
-	c.ws.Async(func() {
-		defer c.pending.Add(-1)
-		f()
-	})
+	c.push(job{f: f})
 }
 
 // reserve counts one more pending frame, cutting the connection when the
@@ -155,16 +164,6 @@ func (c *conn) reserve() bool {
 		return false
 	}
 	return true
-}
-
-// write sends b unless the connection is closing. Run on the queue.
-func (c *conn) write(b []byte) {
-	if c.closing.Load() || b == nil {
-		return
-	}
-	if err := c.ws.Write(c.binary, b); err != nil {
-		c.closing.Store(true)
-	}
 }
 
 // send queues a packet the gateway builds for this connection alone.
@@ -196,6 +195,7 @@ func (c *conn) fail(e *chat.Error) {
 	}
 	c.enqueue(func() {
 		c.write(b)
+		c.flush()
 		c.closeWith(closeNormal, "")
 	})
 }
@@ -378,20 +378,16 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
-	if !c.reserve() || !c.reserve() {
+	if !c.reserve() {
 		return
 	}
-	c.ws.Async(func() {
-		defer c.pending.Add(-2)
+	c.push(job{f: func() {
 		c.write(authBytes)
 		c.write(readyBytes)
-	})
+	}})
 	c.mu.Lock()
 	for _, p := range c.early {
-		c.ws.Async(func() {
-			defer c.pending.Add(-1)
-			c.handle(p.topic, p.in)
-		})
+		c.push(job{topic: p.topic, in: p.in}) // reserved by deliver
 	}
 	c.early = nil
 	c.live.Store(true)
@@ -415,10 +411,7 @@ func (c *conn) deliver(topic string, in *incoming) {
 		}
 		c.mu.Unlock()
 	}
-	c.ws.Async(func() {
-		defer c.pending.Add(-1)
-		c.handle(topic, in)
-	})
+	c.push(job{topic: topic, in: in})
 }
 
 // subscribeMembers follows a server's member list for memberSubTTL,

@@ -8,8 +8,9 @@
 // Frames arrive encoded once per format (package event) and the same
 // bytes are written to every follower that may see them. Each connection
 // processes its frames in order on a goroutine that exists only while it
-// has work, behind a bounded count of pending frames: a client that stops
-// reading is disconnected instead of growing the server's memory.
+// has work, writing all the frames that waited with one system call,
+// behind a bounded count of pending frames: a client that stops reading
+// is disconnected instead of growing the server's memory.
 //
 // Permission is checked per delivery: a connection keeps the servers it
 // belongs to, the roles it holds and the channels it may view, drops
@@ -87,6 +88,10 @@ type Gateway struct {
 
 	scratch []*conn // dispatch's follower buffer; dispatch is serialised
 
+	// buffers holds the writers' batch buffers between rounds, so idle
+	// connections hold none.
+	buffers sync.Pool
+
 	stats struct {
 		slow, keepalive atomic.Uint64
 	}
@@ -121,6 +126,7 @@ func New(opts Options) (*Gateway, error) {
 		conns:     make(map[*conn]struct{}),
 		idle:      make(chan struct{}),
 	}
+	g.buffers.New = func() any { b := make([]byte, 0, 4<<10); return &b }
 	sub, err := opts.Bus.Subscribe(g.dispatch)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: subscribe to bus: %w", err)

@@ -14,7 +14,7 @@ import (
 
 // handle decides what a frame from the bus becomes for this connection
 // (itself, a Bulk rewriting, or nothing), applies the subscription
-// changes it causes and writes the result. Run on the queue.
+// changes it causes and adds the result to the batch. Run on the writer.
 func (c *conn) handle(topic string, in *incoming) {
 	if c.closing.Load() {
 		return
@@ -22,6 +22,7 @@ func (c *conn) handle(topic string, in *incoming) {
 	out, logout := c.route(topic, in)
 	c.write(out)
 	if logout {
+		c.flush()
 		c.closeWith(closeNormal, "")
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,15 +13,14 @@ import (
 // socket is what the gateway needs of one WebSocket connection. It keeps
 // the WebSocket library behind a small seam: gwsSocket implements it.
 type socket interface {
-	// Async runs f after every function queued before it, one at a time,
-	// on a goroutine the socket starts only while there is work. f may
-	// call Write.
-	Async(f func())
-	// Write sends one text (JSON) or binary (msgpack) frame and blocks
-	// until it is written or the connection fails.
-	Write(binary bool, b []byte) error
+	// WriteFrames writes b, whole frames built by appendFrame, with one
+	// write of the network connection, and blocks until it is written or
+	// the connection fails. Each write of a network connection is atomic,
+	// so the frames never interleave with the library's own (pongs and
+	// close frames written from the read loop).
+	WriteFrames(b []byte) error
 	// Close sends a close frame with code and reason and closes the
-	// connection. It may block behind a write under way.
+	// connection.
 	Close(code uint16, reason string)
 	// Abort closes the network connection at once, without a close frame;
 	// a write blocked on a client that stopped reading then fails.
@@ -40,14 +40,9 @@ const (
 // gwsSocket adapts a gws connection.
 type gwsSocket struct{ c *gws.Conn }
 
-func (s gwsSocket) Async(f func()) { s.c.Async(f) }
-
-func (s gwsSocket) Write(binary bool, b []byte) error {
-	op := gws.OpcodeText
-	if binary {
-		op = gws.OpcodeBinary
-	}
-	return s.c.WriteMessage(op, b)
+func (s gwsSocket) WriteFrames(b []byte) error {
+	_, err := s.c.NetConn().Write(b)
+	return err
 }
 
 func (s gwsSocket) Close(code uint16, reason string) { _ = s.c.WriteClose(code, []byte(reason)) }
@@ -55,6 +50,25 @@ func (s gwsSocket) Close(code uint16, reason string) { _ = s.c.WriteClose(code, 
 func (s gwsSocket) Abort() { _ = s.c.NetConn().Close() }
 
 func (s gwsSocket) SetReadDeadline(t time.Time) error { return s.c.SetReadDeadline(t) }
+
+// appendFrame appends a final, unmasked, uncompressed data frame holding
+// payload to buf, as a server sends it (RFC 6455 §5.2): text for JSON,
+// binary for msgpack.
+func appendFrame(buf []byte, bin bool, payload []byte) []byte {
+	op := byte(0x1)
+	if bin {
+		op = 0x2
+	}
+	switch n := len(payload); {
+	case n < 126:
+		buf = append(buf, 0x80|op, byte(n))
+	case n <= 0xffff:
+		buf = binary.BigEndian.AppendUint16(append(buf, 0x80|op, 126), uint16(n))
+	default:
+		buf = binary.BigEndian.AppendUint64(append(buf, 0x80|op, 127), uint64(n))
+	}
+	return append(buf, payload...)
+}
 
 // gwsEvents receives the callbacks of every gws connection and hands them
 // to the gateway connection stored in the gws session.

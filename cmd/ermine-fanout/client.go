@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// client is one events connection: a raw WebSocket client that reads
+// server frames on its own goroutine, keeping a small buffer and
+// allocating nothing per frame.
+type client struct {
+	index int
+	conn  net.Conn
+	r     *bufio.Reader
+	buf   []byte
+	seen  []uint64 // bit per message sequence number received
+}
+
+// recorder collects what every connection receives.
+type recorder struct {
+	conns  int
+	sentAt []atomic.Int64 // per message: when its send began, Unix ns
+	got    []atomic.Int32 // per message: connections that received it
+	// lat holds the send→receive latency (µs) of every delivery of the
+	// messages below latencyEnd, in arrival order.
+	lat        []atomic.Int32
+	latNext    atomic.Int64
+	latencyEnd int
+	dups       atomic.Int64 // deliveries of a message a connection already had
+	frames     atomic.Int64 // frames of any type
+	closed     atomic.Int64 // connections that ended during the run
+}
+
+func newRecorder(conns, messages, latencyMessages int) *recorder {
+	return &recorder{conns: conns, sentAt: make([]atomic.Int64, messages), got: make([]atomic.Int32, messages),
+		lat: make([]atomic.Int32, latencyMessages*conns), latencyEnd: latencyMessages}
+}
+
+// dropped is the number of connections that ended during the run.
+func (r *recorder) dropped() int64 { return r.closed.Load() }
+
+// receive notes that connection c received message seq at now.
+func (r *recorder) receive(c *client, seq int, now int64) {
+	if seq < 0 || seq >= len(r.got) {
+		return
+	}
+	word, bit := seq/64, uint64(1)<<(seq%64)
+	if c.seen[word]&bit != 0 {
+		r.dups.Add(1)
+		return
+	}
+	c.seen[word] |= bit
+	if seq < r.latencyEnd {
+		if i := r.latNext.Add(1) - 1; i < int64(len(r.lat)) {
+			r.lat[i].Store(int32(min((now-r.sentAt[seq].Load())/1000, 1<<31-1)))
+		}
+	}
+	r.got[seq].Add(1)
+}
+
+// connectAll opens one connection per user of w, dialers at a time, and
+// starts their readers. It returns the connections opened, with the
+// first error when one failed.
+func connectAll(ctx context.Context, addr string, w *world, rec *recorder, dialers int) ([]*client, error) {
+	clients := make([]*client, len(w.users))
+	next := atomic.Int64{}
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range dialers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(clients) || ctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				failed := first != nil
+				mu.Unlock()
+				if failed {
+					return
+				}
+				c, err := dial(ctx, addr, w.users[i].token, i, len(rec.got))
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("connection %d: %w", i, err)
+					}
+					mu.Unlock()
+					return
+				}
+				clients[i] = c
+				go c.read(rec)
+			}
+		}()
+	}
+	wg.Wait()
+	opened := clients[:0]
+	for _, c := range clients {
+		if c != nil {
+			opened = append(opened, c)
+		}
+	}
+	if first == nil {
+		first = ctx.Err()
+	}
+	return opened, first
+}
+
+// closeAll closes the connections.
+func closeAll(clients []*client) {
+	for _, c := range clients {
+		c.conn.Close()
+	}
+}
+
+// dial opens an events connection with token and reads up to its Ready.
+func dial(ctx context.Context, addr, token string, index, messages int) (*client, error) {
+	d := net.Dialer{Timeout: 10 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &client{index: index, conn: conn, r: bufio.NewReaderSize(conn, 4096), seen: make([]uint64, (messages+63)/64)}
+	if err := c.handshake(addr, token); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// handshake upgrades the connection, authenticating with the URL token,
+// and reads Authenticated and Ready within 60 seconds.
+func (c *client) handshake(addr, token string) error {
+	if err := c.conn.SetDeadline(time.Now().Add(60 * time.Second)); err != nil {
+		return err
+	}
+	var key [16]byte
+	_, _ = rand.Read(key[:])
+	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}
+	_, err := fmt.Fprintf(c.conn, "GET /events?%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", q.Encode(), addr, base64.StdEncoding.EncodeToString(key[:]))
+	if err != nil {
+		return err
+	}
+	status, err := c.r.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("read upgrade answer: %w", err)
+	}
+	if !strings.HasPrefix(status, "HTTP/1.1 101") {
+		return fmt.Errorf("upgrade refused: %s", strings.TrimSpace(status))
+	}
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("read upgrade headers: %w", err)
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	for {
+		p, err := c.frame()
+		if err != nil {
+			return fmt.Errorf("read until Ready: %w", err)
+		}
+		switch {
+		case bytes.HasPrefix(p, []byte(`{"type":"Ready"`)):
+			return c.conn.SetDeadline(time.Time{})
+		case bytes.HasPrefix(p, []byte(`{"type":"Error"`)):
+			return fmt.Errorf("server: %s", p)
+		}
+	}
+}
+
+// errClosed reports a close frame from the server.
+var errClosed = errors.New("closed by the server")
+
+// frame reads the next data frame's payload into the client's buffer
+// (valid until the next call); ping and pong frames are skipped.
+func (c *client) frame() ([]byte, error) {
+	for {
+		var h [2]byte
+		if _, err := io.ReadFull(c.r, h[:]); err != nil {
+			return nil, err
+		}
+		n := uint64(h[1] & 0x7f)
+		switch n {
+		case 126:
+			var l [2]byte
+			if _, err := io.ReadFull(c.r, l[:]); err != nil {
+				return nil, err
+			}
+			n = uint64(binary.BigEndian.Uint16(l[:]))
+		case 127:
+			var l [8]byte
+			if _, err := io.ReadFull(c.r, l[:]); err != nil {
+				return nil, err
+			}
+			n = binary.BigEndian.Uint64(l[:])
+		}
+		if n > 64<<20 {
+			return nil, fmt.Errorf("frame of %d bytes", n)
+		}
+		if uint64(cap(c.buf)) < n {
+			c.buf = make([]byte, n)
+		}
+		p := c.buf[:n]
+		if _, err := io.ReadFull(c.r, p); err != nil {
+			return nil, err
+		}
+		switch h[0] & 0x0f {
+		case 0x8:
+			return nil, errClosed
+		case 0x9, 0xa:
+			continue
+		}
+		return p, nil
+	}
+}
+
+// messagePrefix starts every Message frame; contentPrefix starts the
+// content the sender writes, followed by the sequence number.
+const (
+	messagePrefix = `{"type":"Message"`
+	contentPrefix = `"content":"fanout seq=`
+)
+
+// read records the messages arriving until the connection ends.
+func (c *client) read(rec *recorder) {
+	for {
+		p, err := c.frame()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				rec.closed.Add(1)
+			}
+			return
+		}
+		now := time.Now().UnixNano()
+		rec.frames.Add(1)
+		if !bytes.HasPrefix(p, []byte(messagePrefix)) {
+			continue
+		}
+		i := bytes.Index(p, []byte(contentPrefix))
+		if i < 0 {
+			continue
+		}
+		seq := 0
+		for _, b := range p[i+len(contentPrefix):] {
+			if b < '0' || b > '9' {
+				break
+			}
+			seq = seq*10 + int(b-'0')
+		}
+		rec.receive(c, seq, now)
+	}
+}
+
+// waitQuiet waits until no frame arrived for quiet, at most max. It
+// reports whether that happened.
+func waitQuiet(ctx context.Context, rec *recorder, quiet, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	last, since := rec.frames.Load(), time.Now()
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		if n := rec.frames.Load(); n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return true
+		}
+	}
+	return false
+}

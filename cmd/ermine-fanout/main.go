@@ -1,0 +1,253 @@
+// Command ermine-fanout measures the events gateway under fan-out: one
+// server channel whose N members all hold an events connection. It seeds
+// N users (with sessions), a server, its channel and the memberships
+// straight into a fresh SQLite file, starts the ermine binary on it as a
+// separate process (rate limits off), opens N WebSocket connections on
+// loopback, one per user, and then posts messages through
+// POST /channels/{id}/messages. It reports:
+//
+//   - idle memory: the server's VmRSS growth per authenticated,
+//     subscribed connection (/proc/<pid>/status, before and after
+//     connecting);
+//   - latency: send→receive percentiles at a fixed message rate
+//     (open loop), and messages lost (any connection missing one);
+//   - saturation: the server's CPU time (utime+stime of /proc/<pid>/stat)
+//     per delivered message while messages are posted as fast as the
+//     connections take them, at most -window messages ahead of the
+//     slowest connection so no send queue overflows.
+//
+// Every phase is bounded in count and time, everything runs on loopback,
+// and the server is stopped at the end. The server process and this one
+// each hold one descriptor per connection; both raise their soft
+// RLIMIT_NOFILE to the hard limit.
+//
+// Users are seeded Invisible by default: a visible user's first
+// connection announces them online to every member of the server, so
+// connecting N visible users costs N² deliveries before any message is
+// sent; -visible measures that too.
+//
+// Example:
+//
+//	go build -o /tmp/ermine ./cmd/ermine && go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
+//	/tmp/ermine-fanout -ermine /tmp/ermine -conns 10000 -rate 5 -duration 30s -saturate 300
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "ermine-fanout:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command's flags.
+type options struct {
+	ermine   string
+	conns    int
+	dialers  int
+	rate     int
+	duration time.Duration
+	saturate int
+	window   int
+	senders  int
+	visible  bool
+	settle   time.Duration
+	content  int
+}
+
+// Bounds of the flags: every loop of the command is bounded by them.
+const (
+	maxConns    = 20000
+	maxRate     = 1000
+	maxDuration = 5 * time.Minute
+	maxSaturate = 100000
+	// maxDeliveries bounds messages × connections.
+	maxDeliveries = 50_000_000
+)
+
+func parse(args []string, out io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("ermine-fanout", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required)")
+	fs.IntVar(&o.conns, "conns", 1000, "users, each with one events connection, all members of the channel")
+	fs.IntVar(&o.dialers, "dialers", 16, "connections opened at once")
+	fs.IntVar(&o.rate, "rate", 5, "messages per second in the latency phase")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of the latency phase (0 skips it)")
+	fs.IntVar(&o.saturate, "saturate", 200, "messages posted in the saturation phase (0 skips it)")
+	fs.IntVar(&o.window, "window", 32, "saturation: messages sent at most ahead of the slowest connection")
+	fs.IntVar(&o.senders, "senders", 4, "saturation: requests in flight at most")
+	fs.BoolVar(&o.visible, "visible", false, "seed visible users (connecting then announces each to all: N² deliveries)")
+	fs.DurationVar(&o.settle, "settle", 2*time.Second, "pause after connecting, before measuring memory")
+	fs.IntVar(&o.content, "content", 50, "bytes of message content")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.ermine == "":
+		return o, errors.New("-ermine: the path of the ermine binary is required")
+	case o.conns < 1 || o.conns > maxConns:
+		return o, fmt.Errorf("-conns: %d is not from 1 to %d", o.conns, maxConns)
+	case o.dialers < 1 || o.dialers > 256:
+		return o, fmt.Errorf("-dialers: %d is not from 1 to 256", o.dialers)
+	case o.rate < 1 || o.rate > maxRate:
+		return o, fmt.Errorf("-rate: %d is not from 1 to %d", o.rate, maxRate)
+	case o.duration < 0 || o.duration > maxDuration:
+		return o, fmt.Errorf("-duration: %s is not from 0 to %s", o.duration, maxDuration)
+	case o.saturate < 0 || o.saturate > maxSaturate:
+		return o, fmt.Errorf("-saturate: %d is not from 0 to %d", o.saturate, maxSaturate)
+	case o.window < 1 || o.window > 200:
+		return o, fmt.Errorf("-window: %d is not from 1 to 200 (the server drops a connection 256 frames behind)", o.window)
+	case o.senders < 1 || o.senders > 64:
+		return o, fmt.Errorf("-senders: %d is not from 1 to 64", o.senders)
+	case o.settle < 0 || o.settle > time.Minute:
+		return o, fmt.Errorf("-settle: %s is not from 0 to 1m", o.settle)
+	case o.content < 20 || o.content > 2000:
+		return o, fmt.Errorf("-content: %d is not from 20 to 2000", o.content)
+	}
+	// One bit per message and connection, and one latency per delivery
+	// of the latency phase, are kept in memory.
+	messages := int64(o.rate)*int64(o.duration/time.Second) + int64(o.saturate)
+	if messages*int64(o.conns) > maxDeliveries {
+		return o, fmt.Errorf("%d messages to %d connections: over %d deliveries", messages, o.conns, int64(maxDeliveries))
+	}
+	return o, nil
+}
+
+// run seeds, starts the server, connects, runs the phases and reports.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	o, err := parse(args, out)
+	if err != nil {
+		return err
+	}
+	if err := raiseFileLimit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "ermine-fanout: %d connections, one channel\n", o.conns)
+
+	dir, err := os.MkdirTemp("", "ermine-fanout-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	w, err := seed(ctx, dir, o.conns, o.visible)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "seeded %d users, sessions and memberships in %s\n", o.conns, since(start))
+
+	srv, err := startServer(ctx, o.ermine, dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := srv.stop(); err != nil {
+			fmt.Fprintln(out, "server stop:", err)
+		}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	rssBefore, err := srv.rss()
+	if err != nil {
+		return err
+	}
+
+	latencyMessages := o.rate * int(o.duration/time.Second)
+	rec := newRecorder(o.conns, latencyMessages+o.saturate, latencyMessages)
+	start = time.Now()
+	clients, err := connectAll(ctx, srv.addr, w, rec, o.dialers)
+	defer closeAll(clients)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "connected %d in %s\n", len(clients), since(start))
+	if o.visible {
+		start = time.Now()
+		quiet := waitQuiet(ctx, rec, time.Second, 5*time.Minute)
+		fmt.Fprintf(out, "presence settled in %s (quiet: %v)\n", since(start), quiet)
+	}
+	sleep(ctx, o.settle)
+	rssAfter, err := srv.rss()
+	if err != nil {
+		return err
+	}
+	grown := rssAfter - rssBefore
+	fmt.Fprintf(out, "server RSS: %.1f MiB before, %.1f MiB after: %.0f bytes per connection\n",
+		mib(rssBefore), mib(rssAfter), float64(grown)/float64(o.conns))
+
+	send := newSender(srv.addr, w, o.content)
+	next := 0
+	if latencyMessages > 0 {
+		res := latencyPhase(ctx, send, rec, next, latencyMessages, o.rate)
+		next += latencyMessages
+		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
+	}
+	if o.saturate > 0 {
+		cpu0, err := srv.cpu()
+		if err != nil {
+			return err
+		}
+		res := saturationPhase(ctx, send, rec, next, o.saturate, o.window, o.senders)
+		cpu1, err := srv.cpu()
+		if err != nil {
+			return err
+		}
+		res.report(out, fmt.Sprintf("saturation: %d messages, window %d", o.saturate, o.window), o.conns)
+		if d := res.delivered; d > 0 {
+			used := cpu1 - cpu0
+			fmt.Fprintf(out, "  server CPU %s for %d deliveries: %.2f µs per delivered message (%.0f deliveries/s)\n",
+				used.Round(10*time.Millisecond), d, float64(used.Microseconds())/float64(d),
+				float64(d)/res.elapsed.Seconds())
+		}
+	}
+	if n := rec.dropped(); n > 0 {
+		fmt.Fprintf(out, "connections closed by the server during the run: %d\n", n)
+	}
+	return ctx.Err()
+}
+
+// raiseFileLimit lifts the soft limit on open files to the hard limit:
+// each connection is a descriptor here and one in the server.
+func raiseFileLimit() error {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return fmt.Errorf("read file limit: %w", err)
+	}
+	if l.Cur < l.Max {
+		l.Cur = l.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+			return fmt.Errorf("raise file limit: %w", err)
+		}
+	}
+	return nil
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
