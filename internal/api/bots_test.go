@@ -242,14 +242,14 @@ func TestInviteBot(t *testing.T) {
 		if res.Status != http.StatusNoContent {
 			t.Fatalf("invite = %d %s", res.Status, res.Body)
 		}
-		join := ev.Wait(chat.EvServerMemberJoin, nil)
-		if join.Topic != event.Of(sv.ID) || join.Body["user"] != string(bid) ||
-			join.Body["member"].(map[string]any)["_id"].(map[string]any)["user"] != string(bid) {
-			t.Errorf("ServerMemberJoin = %s", join.Raw)
-		}
 		create := ev.Wait(chat.EvServerCreate, nil)
 		if create.Topic != event.Private(bid) || create.Body["id"] != string(sv.ID) || len(create.Body["channels"].([]any)) != 1 {
 			t.Errorf("ServerCreate = %s", create.Raw)
+		}
+		join := ev.Wait(chat.EvServerMemberJoin, func(e apitest.Event) bool { return e.Topic == event.Of(sv.ID) })
+		if join.Topic != event.Of(sv.ID) || join.Body["user"] != string(bid) ||
+			join.Body["member"].(map[string]any)["_id"].(map[string]any)["user"] != string(bid) {
+			t.Errorf("ServerMemberJoin = %s", join.Raw)
 		}
 		msg := ev.Wait(chat.EvMessage, nil)
 		if sys := msg.Body["system"].(map[string]any); sys["type"] != "user_joined" || sys["id"] != string(bid) {

@@ -103,13 +103,15 @@ func TestInvitePreviewAndJoin(t *testing.T) {
 	if joined.Type != "Server" || joined.Server.ID != chat.ID(sid) || len(joined.Channels) != 1 || joined.Channels[0].ID != chat.ID(general) {
 		t.Errorf("join %s", res.Body)
 	}
-	got := ev.Wait(chat.EvServerMemberJoin, nil)
-	if got.Topic != sid || got.Body["user"] != string(bob.ID) || got.Body["member"].(map[string]any)["joined_at"] == nil {
-		t.Errorf("ServerMemberJoin = %s", got.Raw)
-	}
-	got = ev.Wait(chat.EvServerCreate, nil)
+	// The joiner hears of the server first, then everyone (the joiner on
+	// their private topic too) of the new member.
+	got := ev.Wait(chat.EvServerCreate, nil)
 	if got.Topic != string(bob.ID)+"!" || len(got.Body["channels"].([]any)) != 1 || got.Body["emojis"] == nil {
 		t.Errorf("ServerCreate = %s, want only the channel bob can see", got.Raw)
+	}
+	got = ev.Wait(chat.EvServerMemberJoin, func(e apitest.Event) bool { return e.Topic == sid })
+	if got.Body["user"] != string(bob.ID) || got.Body["member"].(map[string]any)["joined_at"] == nil {
+		t.Errorf("ServerMemberJoin = %s", got.Raw)
 	}
 	msg := ev.Wait(chat.EvMessage, nil)
 	if sys := msg.Body["system"].(map[string]any); sys["type"] != "user_joined" || sys["id"] != string(bob.ID) {

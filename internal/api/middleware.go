@@ -122,16 +122,7 @@ func (a *API) rateLimit(w http.ResponseWriter, r *http.Request, info *callerInfo
 		a.log.ErrorContext(r.Context(), "rate limiter", "err", err)
 		return true
 	}
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Bucket", ratelimit.BucketID(key))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset-After", strconv.FormatInt(res.ResetAfter.Milliseconds(), 10))
-	if !res.Allowed {
-		writeJSON(w, http.StatusTooManyRequests, map[string]int64{"retry_after": res.ResetAfter.Milliseconds()})
-		return false
-	}
-	return true
+	return ratelimit.Answer(w, key, res)
 }
 
 func clientIP(r *http.Request) string {

@@ -220,7 +220,7 @@ func (m *Mailbox) session(conn net.Conn) {
 			reply("221 bye")
 			return
 		default:
-			reply("502 not implemented")
+			reply("502 command not recognised")
 		}
 	}
 }

@@ -151,7 +151,7 @@ func moreSpecific(a, b []string) bool {
 // schemas do not list, each with its reason.
 var errorExtensions = map[string]string{
 	// The router's answer to a method it does not serve on a known path,
-	// e.g. a contract operation not implemented yet beside one that is.
+	// e.g. a method it does not serve on a path where it serves another.
 	"MethodNotAllowed": "router",
 }
 

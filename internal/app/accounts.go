@@ -332,25 +332,37 @@ func (a *App) VerifyEmail(ctx context.Context, code string) (*chat.VerifyResult,
 	return res, err
 }
 
-// ResendVerification handles POST /auth/account/reverify. It answers nil
-// whatever the address, so addresses cannot be enumerated.
-func (a *App) ResendVerification(ctx context.Context, d chat.EmailRequest) error {
+// accountToMail checks the captcha of a request that names only an email
+// address and finds its account. It returns nil and no error when no mail
+// is to be sent (mail is off, or no account has the address): the caller
+// answers the same either way, so addresses cannot be enumerated.
+func (a *App) accountToMail(ctx context.Context, d chat.EmailRequest) (*chat.Account, error) {
 	if err := a.checkCaptcha(ctx, d.Captcha); err != nil {
-		return err
+		return nil, err
 	}
 	normalised, err := auth.NormaliseEmail(d.Email)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !a.mailEnabled() {
-		return nil
+		return nil, nil
 	}
 	acc, err := a.store.FetchAccountByEmail(ctx, normalised)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return dbError("fetch account", err)
+		return nil, dbError("fetch account", err)
+	}
+	return acc, nil
+}
+
+// ResendVerification handles POST /auth/account/reverify. It answers nil
+// whatever the address, so addresses cannot be enumerated.
+func (a *App) ResendVerification(ctx context.Context, d chat.EmailRequest) error {
+	acc, err := a.accountToMail(ctx, d)
+	if acc == nil || err != nil {
+		return err
 	}
 	if acc.Verified {
 		return nil
@@ -361,22 +373,9 @@ func (a *App) ResendVerification(ctx context.Context, d chat.EmailRequest) error
 // SendPasswordReset handles POST /auth/account/reset_password. It answers
 // nil whatever the address, so addresses cannot be enumerated.
 func (a *App) SendPasswordReset(ctx context.Context, d chat.EmailRequest) error {
-	if err := a.checkCaptcha(ctx, d.Captcha); err != nil {
+	acc, err := a.accountToMail(ctx, d)
+	if acc == nil || err != nil {
 		return err
-	}
-	normalised, err := auth.NormaliseEmail(d.Email)
-	if err != nil {
-		return err
-	}
-	if !a.mailEnabled() {
-		return nil
-	}
-	acc, err := a.store.FetchAccountByEmail(ctx, normalised)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return dbError("fetch account", err)
 	}
 	tok := &chat.AccountToken{Token: auth.NewEmailToken(), Expiry: a.timeAfter(resetTTL)}
 	if err := a.updateAccount(ctx, acc.ID, func(acc *chat.Account) error {

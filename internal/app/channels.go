@@ -80,11 +80,8 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 			changed["description"] = *ch.Description
 		}
 		if data.Icon != nil {
-			f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForChannelIcon, ch.ID)
+			f, err := replaceFile(ctx, st, *data.Icon, chat.TagIcons, usedForChannelIcon, ch.ID, ch.Icon)
 			if err != nil {
-				return err
-			}
-			if err := dropFile(ctx, st, ch.Icon); err != nil {
 				return err
 			}
 			ch.Icon = f

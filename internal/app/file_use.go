@@ -57,6 +57,19 @@ func dropFile(ctx context.Context, st store.Store, f *chat.File) error {
 	return dbError("update file", st.UpdateFile(ctx, rec))
 }
 
+// replaceFile claims the upload id for one use, as useFile does, and
+// releases old, the file it replaces (nil when there was none).
+func replaceFile(ctx context.Context, st store.Store, id, tag, usedFor string, parent chat.ID, old *chat.File) (*chat.File, error) {
+	f, err := useFile(ctx, st, id, tag, usedFor, parent)
+	if err != nil {
+		return nil, err
+	}
+	if err := dropFile(ctx, st, old); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // What a file was used for (chat.FileRecord.UsedFor).
 const (
 	fileUseAvatar     = "user_avatar"

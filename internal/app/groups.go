@@ -277,11 +277,8 @@ func (a *App) editGroup(ctx context.Context, c *Caller, ch *chat.Channel, data c
 			sys = append(sys, chat.SystemMessage{Type: sysChannelDescriptionChanged, By: c.ID()})
 		}
 		if data.Icon != nil {
-			f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, fileUseIcon, g.ID)
+			f, err := replaceFile(ctx, st, *data.Icon, chat.TagIcons, fileUseIcon, g.ID, g.Icon)
 			if err != nil {
-				return err
-			}
-			if err := dropFile(ctx, st, g.Icon); err != nil {
 				return err
 			}
 			g.Icon = f

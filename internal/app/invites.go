@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"ermine/internal/chat"
-	"ermine/internal/event"
 	"ermine/internal/perm"
 	"ermine/internal/store"
 )
@@ -227,10 +226,7 @@ func (a *App) joinServer(ctx context.Context, u *chat.User, id chat.ID) (*access
 	if emojis == nil {
 		emojis = []*chat.Emoji{}
 	}
-	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
-		ID: id, User: u.ID, Member: x.member}, event.Of(id))
-	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: id,
-		Server: x.server, Channels: channels, Emojis: emojis}, event.Private(u.ID))
+	a.announceJoin(ctx, x.server, x.member, channels, emojis)
 	a.serverSystemMessage(ctx, x.server, slotJoined, chat.SystemMessage{Type: sysUserJoined, ID: u.ID})
 	return x, nil
 }

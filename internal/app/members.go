@@ -203,11 +203,8 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 			changed["nickname"] = nick
 		}
 		if data.Avatar != nil {
-			f, err := useFile(ctx, st, *data.Avatar, chat.TagAvatars, usedForMemberAvatar, user)
+			f, err := replaceFile(ctx, st, *data.Avatar, chat.TagAvatars, usedForMemberAvatar, user, m.Avatar)
 			if err != nil {
-				return err
-			}
-			if err := dropFile(ctx, st, m.Avatar); err != nil {
 				return err
 			}
 			m.Avatar = f

@@ -87,13 +87,7 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 		if err != nil {
 			return err
 		}
-		if err := x.require(perm.ManageRole); err != nil {
-			return err
-		}
-		if role, err = x.role(roleID); err != nil {
-			return err
-		}
-		if err := x.manageRole(role); err != nil {
+		if role, err = x.manageableRole(roleID, perm.ManageRole); err != nil {
 			return err
 		}
 		if data.Removes(chat.FieldColour) {
@@ -138,14 +132,7 @@ func (a *App) DeleteRole(ctx context.Context, c *Caller, id, roleID chat.ID) err
 		if err != nil {
 			return err
 		}
-		if err := x.require(perm.ManageRole); err != nil {
-			return err
-		}
-		role, err := x.role(roleID)
-		if err != nil {
-			return err
-		}
-		if err := x.manageRole(role); err != nil {
+		if _, err := x.manageableRole(roleID, perm.ManageRole); err != nil {
 			return err
 		}
 		delete(x.server.Roles, roleID)

@@ -89,6 +89,20 @@ func (x *access) role(id chat.ID) (chat.Role, error) {
 	return r, nil
 }
 
+// manageableRole returns the server's role id when the caller holds need
+// in the server and ranks above the role (MissingPermission, NotFound or
+// NotElevated otherwise).
+func (x *access) manageableRole(id chat.ID, need perm.Set) (chat.Role, error) {
+	if err := x.require(need); err != nil {
+		return chat.Role{}, err
+	}
+	role, err := x.role(id)
+	if err != nil {
+		return chat.Role{}, err
+	}
+	return role, x.manageRole(role)
+}
+
 // channel returns what the caller holds in one of the server's channels.
 func (x *access) channel(ch *chat.Channel) perm.Set {
 	return perm.ForChannel(perm.ChannelFacts{Channel: ch, Server: x.server, Member: x.member,

@@ -38,11 +38,22 @@ func (a *App) CreateServer(ctx context.Context, c *Caller, data chat.ServerCreat
 		return nil, err
 	}
 	channels := []*chat.Channel{general}
-	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
-		ID: sid, User: c.ID(), Member: m}, event.Of(sid))
-	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: sid,
-		Server: s, Channels: channels, Emojis: []*chat.Emoji{}}, event.Private(c.ID()))
+	a.announceJoin(ctx, s, m, channels, []*chat.Emoji{})
 	return &chat.ServerCreated{Server: s, Channels: channels}, nil
+}
+
+// announceJoin tells the joiner about the server they joined (ServerCreate
+// with the channels they can see) and everyone about the new member
+// (ServerMemberJoin). The joiner's connections get the join on their
+// private topic too, right after ServerCreate: they subscribe to the
+// server's topic only on ServerCreate, so the server-topic copy may come
+// too late for them, and clients keep their own member from this event
+// (they drop later ServerMemberUpdates of a member they never saw).
+func (a *App) announceJoin(ctx context.Context, s *chat.Server, m *chat.Member, channels []*chat.Channel, emojis []*chat.Emoji) {
+	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: s.ID,
+		Server: s, Channels: channels, Emojis: emojis}, event.Private(m.ID.User))
+	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
+		ID: s.ID, User: m.ID.User, Member: m}, event.Private(m.ID.User), event.Of(s.ID))
 }
 
 // FetchServer returns a server the caller is a member of, and with
@@ -149,22 +160,16 @@ func (a *App) applyServerEdit(ctx context.Context, st store.Store, s *chat.Serve
 		changed["description"] = *s.Description
 	}
 	if data.Icon != nil {
-		f, err := useFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID)
+		f, err := replaceFile(ctx, st, *data.Icon, chat.TagIcons, usedForServerIcon, s.ID, s.Icon)
 		if err != nil {
-			return err
-		}
-		if err := dropFile(ctx, st, s.Icon); err != nil {
 			return err
 		}
 		s.Icon = f
 		changed["icon"] = f
 	}
 	if data.Banner != nil {
-		f, err := useFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID)
+		f, err := replaceFile(ctx, st, *data.Banner, chat.TagBanners, usedForServerBanner, s.ID, s.Banner)
 		if err != nil {
-			return err
-		}
-		if err := dropFile(ctx, st, s.Banner); err != nil {
 			return err
 		}
 		s.Banner = f
@@ -355,14 +360,8 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 		if err != nil {
 			return err
 		}
-		if err := x.require(perm.ManagePermissions); err != nil {
-			return err
-		}
-		role, err := x.role(roleID)
+		role, err := x.manageableRole(roleID, perm.ManagePermissions)
 		if err != nil {
-			return err
-		}
-		if err := x.manageRole(role); err != nil {
 			return err
 		}
 		if err := perm.CheckOverride(x.perms, &role.Permissions, next); err != nil {

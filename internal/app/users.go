@@ -77,15 +77,8 @@ func (a *App) FetchUser(ctx context.Context, c *Caller, id chat.ID) (*chat.User,
 	if id == c.ID() {
 		return a.FetchSelf(ctx, c)
 	}
-	target, err := a.fetchUser(ctx, id)
+	target, err := a.fetchUserWith(ctx, c, id, perm.UserAccess)
 	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserAccess); err != nil {
 		return nil, err
 	}
 	return a.viewUser(ctx, c.User, target)
@@ -106,15 +99,8 @@ func (a *App) FetchUserFlags(ctx context.Context, id chat.ID) (chat.FlagResponse
 // FetchProfile returns a user's profile; the caller needs ViewProfile.
 func (a *App) FetchProfile(ctx context.Context, c *Caller, id chat.ID) (*chat.UserProfile, error) {
 	id = self(c, id)
-	target, err := a.fetchUser(ctx, id)
+	target, err := a.fetchUserWith(ctx, c, id, perm.UserViewProfile)
 	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserViewProfile); err != nil {
 		return nil, err
 	}
 	if target.Profile == nil {
@@ -131,15 +117,7 @@ func (a *App) FindMutual(ctx context.Context, c *Caller, id chat.ID) (*chat.Mutu
 	if id == c.ID() {
 		return nil, chat.ErrInvalidOperation
 	}
-	target, err := a.fetchUser(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	p, err := a.userPermissions(ctx, c.User, target)
-	if err != nil {
-		return nil, err
-	}
-	if err := perm.RequireUser(p, perm.UserViewProfile); err != nil {
+	if _, err := a.fetchUserWith(ctx, c, id, perm.UserViewProfile); err != nil {
 		return nil, err
 	}
 	out := &chat.MutualResponse{Users: []chat.ID{}, Servers: []chat.ID{}, Channels: []chat.ID{}}
@@ -315,11 +293,8 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 		changed["display_name"] = name
 	}
 	if data.Avatar != nil {
-		f, err := useFile(ctx, st, *data.Avatar, chat.TagAvatars, fileUseAvatar, u.ID)
+		f, err := replaceFile(ctx, st, *data.Avatar, chat.TagAvatars, fileUseAvatar, u.ID, u.Avatar)
 		if err != nil {
-			return nil, nil, err
-		}
-		if err := dropFile(ctx, st, u.Avatar); err != nil {
 			return nil, nil, err
 		}
 		u.Avatar = f
@@ -357,11 +332,8 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 			p.Content = &content
 		}
 		if data.Profile.Background != nil {
-			f, err := useFile(ctx, st, *data.Profile.Background, chat.TagBackgrounds, fileUseBackground, u.ID)
+			f, err := replaceFile(ctx, st, *data.Profile.Background, chat.TagBackgrounds, fileUseBackground, u.ID, p.Background)
 			if err != nil {
-				return nil, nil, err
-			}
-			if err := dropFile(ctx, st, p.Background); err != nil {
 				return nil, nil, err
 			}
 			p.Background = f
@@ -443,4 +415,21 @@ func (a *App) ChangeUsername(ctx context.Context, c *Caller, data chat.UsernameC
 		return nil, err
 	}
 	return a.viewUser(ctx, c.User, updated)
+}
+
+// fetchUserWith returns the user id when the caller holds the user
+// permission need towards them (MissingPermission naming it otherwise).
+func (a *App) fetchUserWith(ctx context.Context, c *Caller, id chat.ID, need perm.UserSet) (*chat.User, error) {
+	target, err := a.fetchUser(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.userPermissions(ctx, c.User, target)
+	if err != nil {
+		return nil, err
+	}
+	if err := perm.RequireUser(p, need); err != nil {
+		return nil, err
+	}
+	return target, nil
 }
