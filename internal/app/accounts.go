@@ -604,11 +604,11 @@ func (a *App) purgeAccount(ctx context.Context, id chat.ID) error {
 	if user == nil {
 		return nil
 	}
-	a.publish(ctx, chat.EvUserUpdate, chat.UserUpdateEvent{
-		Type: chat.EvUserUpdate, ID: id,
-		Data:  chat.Partial{"username": user.Username, "discriminator": user.Discriminator, "flags": user.Flags},
-		Clear: []string{"Avatar", "StatusText", "StatusPresence", "ProfileContent", "ProfileBackground", "DisplayName"},
-	}, event.Of(id))
+	if err := a.publishUserUpdate(ctx, id,
+		chat.Partial{"username": user.Username, "discriminator": user.Discriminator, "flags": user.Flags},
+		[]string{"Avatar", "StatusText", "StatusPresence", "ProfileContent", "ProfileBackground", "DisplayName"}); err != nil {
+		a.log.ErrorContext(ctx, "announce deleted user", "err", err)
+	}
 	for _, other := range others {
 		viewer, err := a.store.FetchUser(ctx, other)
 		if err != nil {

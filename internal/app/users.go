@@ -61,7 +61,12 @@ func (a *App) publishUserUpdate(ctx context.Context, user chat.ID, data chat.Par
 	if clear == nil {
 		clear = []string{}
 	}
-	a.publish(ctx, chat.EvUserUpdate, chat.UserUpdateEvent{Type: chat.EvUserUpdate, ID: user, Data: data, Clear: clear}, topics...)
+	// One event goes out on several topics; its event_id lets a connection
+	// that follows more than one of them take it once (the gateway then
+	// sends event_id as null, as clients expect).
+	eventID := string(chat.NewID())
+	a.publish(ctx, chat.EvUserUpdate, chat.UserUpdateEvent{Type: chat.EvUserUpdate, ID: user, Data: data,
+		Clear: clear, EventID: &eventID}, topics...)
 	return nil
 }
 
