@@ -195,8 +195,10 @@ func TestMalformedPackets(t *testing.T) {
 			// An oversized packet ends this connection only.
 			cl.send(map[string]any{"type": "Ping", "data": strings.Repeat("x", 2048)})
 			cl.mustCloseWith(websocket.StatusMessageTooBig)
+			// Whether the new connection announces the user online again
+			// depends on whether the server finished closing the old one
+			// first; expect skips presence updates either way.
 			again, _ := h.connect(t, token, format)
-			again.expect("UserUpdate") // online again
 			again.send(map[string]any{"type": "Ping", "data": 3})
 			again.expect("Pong")
 		})
