@@ -6,27 +6,27 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ermine/internal/wsload"
 )
 
 // client is one events connection: a raw WebSocket client that reads
 // server frames on its own goroutine, keeping a small buffer and
 // allocating nothing per frame.
 type client struct {
-	index int
-	conn  net.Conn
-	r     *bufio.Reader
-	buf   []byte
-	seen  []uint64 // bit per message sequence number received
+	index  int
+	conn   net.Conn
+	r      *bufio.Reader
+	frames *wsload.Reader // reads r after the upgrade, reusing one buffer
+	seen   []uint64       // bit per message sequence number received
 }
 
 // recorder collects what every connection receives.
@@ -136,7 +136,8 @@ func dial(ctx context.Context, addr, token string, index, messages int) (*client
 	if err != nil {
 		return nil, err
 	}
-	c := &client{index: index, conn: conn, r: bufio.NewReaderSize(conn, 4096), seen: make([]uint64, (messages+63)/64)}
+	r := bufio.NewReaderSize(conn, 4096)
+	c := &client{index: index, conn: conn, r: r, frames: wsload.NewReader(r), seen: make([]uint64, (messages+63)/64)}
 	if err := c.handshake(addr, token); err != nil {
 		conn.Close()
 		return nil, err
@@ -188,51 +189,8 @@ func (c *client) handshake(addr, token string) error {
 	}
 }
 
-// errClosed reports a close frame from the server.
-var errClosed = errors.New("closed by the server")
-
-// frame reads the next data frame's payload into the client's buffer
-// (valid until the next call); ping and pong frames are skipped.
-func (c *client) frame() ([]byte, error) {
-	for {
-		var h [2]byte
-		if _, err := io.ReadFull(c.r, h[:]); err != nil {
-			return nil, err
-		}
-		n := uint64(h[1] & 0x7f)
-		switch n {
-		case 126:
-			var l [2]byte
-			if _, err := io.ReadFull(c.r, l[:]); err != nil {
-				return nil, err
-			}
-			n = uint64(binary.BigEndian.Uint16(l[:]))
-		case 127:
-			var l [8]byte
-			if _, err := io.ReadFull(c.r, l[:]); err != nil {
-				return nil, err
-			}
-			n = binary.BigEndian.Uint64(l[:])
-		}
-		if n > 64<<20 {
-			return nil, fmt.Errorf("frame of %d bytes", n)
-		}
-		if uint64(cap(c.buf)) < n {
-			c.buf = make([]byte, n)
-		}
-		p := c.buf[:n]
-		if _, err := io.ReadFull(c.r, p); err != nil {
-			return nil, err
-		}
-		switch h[0] & 0x0f {
-		case 0x8:
-			return nil, errClosed
-		case 0x9, 0xa:
-			continue
-		}
-		return p, nil
-	}
-}
+// frame reads the next data frame's payload (valid until the next call).
+func (c *client) frame() ([]byte, error) { return c.frames.Next() }
 
 // messagePrefix starts every Message frame; contentPrefix starts the
 // content the sender writes, followed by the sequence number.

@@ -2,9 +2,7 @@ package gateway_test
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"ermine/internal/gateway"
+	"ermine/internal/wsload"
 )
 
 // rawClient is a minimal WebSocket client for benchmarks: it handshakes,
@@ -54,31 +53,9 @@ func dialRaw(tb testing.TB, h *harness, token string) *rawClient {
 	return c
 }
 
-// frame reads one unfragmented server frame.
-func (c *rawClient) frame() ([]byte, error) {
-	var h [2]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
-		return nil, err
-	}
-	n := uint64(h[1] & 0x7f)
-	switch n {
-	case 126:
-		var l [2]byte
-		if _, err := io.ReadFull(c.r, l[:]); err != nil {
-			return nil, err
-		}
-		n = uint64(binary.BigEndian.Uint16(l[:]))
-	case 127:
-		var l [8]byte
-		if _, err := io.ReadFull(c.r, l[:]); err != nil {
-			return nil, err
-		}
-		n = binary.BigEndian.Uint64(l[:])
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(c.r, b)
-	return b, err
-}
+// frame reads one server frame. A fresh reader each time keeps no buffer
+// between frames, so idle clients stay small.
+func (c *rawClient) frame() ([]byte, error) { return wsload.NewReader(c.r).Next() }
 
 // BenchmarkIdleConnections reports the Go heap and stacks held per idle,
 // authenticated and subscribed connection, server side plus a raw client
