@@ -100,6 +100,22 @@ func CheckTopics(topics ...string) error {
 	return nil
 }
 
+// CheckPublish makes the checks every Bus does before publishing: the
+// context is not done, the topic is valid and the bus is not closed. It
+// returns the error Publish must return, or nil.
+func CheckPublish(ctx context.Context, topic string, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !ValidTopic(topic) {
+		return CheckTopics(topic)
+	}
+	if closed {
+		return ErrClosed
+	}
+	return nil
+}
+
 // topicError names the topic that was rejected and matches ErrInvalidTopic.
 type topicError struct{ topic string }
 

@@ -106,14 +106,8 @@ func Open(url string, opts ...Option) (*Bus, error) {
 // Publish sends msg on subject prefix+topic. NATS buffers it on the
 // connection; the call returns before the server has it.
 func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := pubsub.CheckPublish(ctx, topic, b.closed.Load()); err != nil {
 		return err
-	}
-	if !pubsub.ValidTopic(topic) {
-		return pubsub.CheckTopics(topic)
-	}
-	if b.closed.Load() {
-		return pubsub.ErrClosed
 	}
 	if err := b.nc.Publish(b.prefix+topic, msg); err != nil {
 		if b.closed.Load() {

@@ -99,14 +99,8 @@ func Open(url string, opts ...Option) (*Bus, error) {
 // Publish sends msg on channel prefix+topic and returns once the server
 // has passed it to the subscribed connections.
 func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := pubsub.CheckPublish(ctx, topic, b.closed.Load()); err != nil {
 		return err
-	}
-	if !pubsub.ValidTopic(topic) {
-		return pubsub.CheckTopics(topic)
-	}
-	if b.closed.Load() {
-		return pubsub.ErrClosed
 	}
 	if err := b.rdb.Publish(ctx, b.prefix+topic, msg).Err(); err != nil {
 		if b.closed.Load() {
