@@ -13,15 +13,57 @@ func (s Setting) MarshalJSON() ([]byte, error) {
 	return marshalPair(s.Timestamp, s.Value)
 }
 
-// Report is a safety report filed by a user.
+// Report is a safety report filed by a user, with a copy of what was
+// reported taken when it was filed.
 type Report struct {
-	ID         ID     `json:"_id"`
-	AuthorID   ID     `json:"author_id"`
-	Content    any    `json:"content"` // ReportedContent as sent
-	Snapshot   any    `json:"snapshot,omitempty"`
-	Additional string `json:"additional_context,omitempty"`
-	Status     string `json:"status"`
-	CreatedAt  Time   `json:"created_at"`
+	ID       ID              `json:"_id"`
+	AuthorID ID              `json:"author_id"`
+	Content  ReportedContent `json:"content"`
+	// Snapshot is the reported item as it was when reported: for a
+	// message {"_type":"Message", "_message", "_prior_context",
+	// "_leading_context"}, for a server {"_type":"Server", "_server"},
+	// for a user {"_type":"User", "_user", "_message"?}.
+	Snapshot   map[string]any `json:"snapshot,omitempty"`
+	Additional string         `json:"additional_context,omitempty"`
+	Status     string         `json:"status"` // ReportCreated, ReportResolved or ReportRejected
+	CreatedAt  Time           `json:"created_at"`
+	// Set when an operator closed the report.
+	ClosedAt *Time  `json:"closed_at,omitempty"`
+	ClosedBy *ID    `json:"closed_by,omitempty"`
+	Note     string `json:"notes,omitempty"`
+	// Action is what the operator did to the reported item, if anything.
+	Action string `json:"action,omitempty"`
+}
+
+// Report statuses.
+const (
+	ReportCreated  = "Created"
+	ReportResolved = "Resolved"
+	ReportRejected = "Rejected"
+)
+
+// Kinds of reported content.
+const (
+	ReportMessage = "Message"
+	ReportServer  = "Server"
+	ReportUser    = "User"
+)
+
+// ReportedContent names what a report is about.
+// Rust: v0::ReportedContent
+type ReportedContent struct {
+	Type   string `json:"type"`
+	ID     ID     `json:"id"`
+	Reason string `json:"report_reason"`
+	// MessageID is the message that gives a user report its context.
+	MessageID *ID `json:"message_id,omitempty"`
+}
+
+// ReportContent is the body of POST /safety/report.
+// Rust: v0::DataReportContent
+type ReportContent struct {
+	Content    ReportedContent `json:"content"`
+	Additional string          `json:"additional_context"`
 }
 
 // PolicyChange is a change to the platform's policies users acknowledge.

@@ -39,6 +39,7 @@ type Store interface {
 	Unreads
 	Settings
 	Safety
+	Platform
 
 	// InTx runs fn with a Store whose writes commit together when fn
 	// returns nil and roll back when it returns an error. Rows fn fetches
@@ -394,12 +395,69 @@ type Settings interface {
 
 // Safety keeps reports and policy changes.
 type Safety interface {
-	// InsertReport adds a report.
+	// InsertReport adds a report; ErrConflict if the id exists or if its
+	// author already has an open (Created) report about the same item.
 	InsertReport(ctx context.Context, r *chat.Report) error
-	// FetchReports lists reports, newest first.
-	FetchReports(ctx context.Context, limit int) ([]*chat.Report, error)
+	// FetchReport returns the report with id, or ErrNotFound.
+	FetchReport(ctx context.Context, id chat.ID) (*chat.Report, error)
+	// FetchReports lists reports newest first (see ReportQuery).
+	FetchReports(ctx context.Context, q ReportQuery) ([]*chat.Report, error)
+	// UpdateReport replaces a stored report; ErrNotFound if missing,
+	// ErrConflict if reopening it would make a second open report.
+	UpdateReport(ctx context.Context, r *chat.Report) error
 	// InsertPolicyChange adds a policy change.
 	InsertPolicyChange(ctx context.Context, p *chat.PolicyChange) error
 	// FetchPolicyChanges lists policy changes created after t, oldest first.
 	FetchPolicyChanges(ctx context.Context, after chat.Time) ([]chat.PolicyChange, error)
+}
+
+// ReportQuery selects a page of reports.
+type ReportQuery struct {
+	Status string  // only reports with this status, when set
+	Author chat.ID // only reports filed by this user, when set
+	Before chat.ID // only ids < Before, when set
+	Limit  int     // 1..1000
+}
+
+// Platform holds what running an instance needs beyond the chat itself:
+// finding users, counting, and events written for a node to publish.
+type Platform interface {
+	// SearchUsers lists users, ordered by id, whose id equals query or
+	// whose username contains it (case-insensitive); every user when
+	// query is empty. Only ids > After when After is set.
+	SearchUsers(ctx context.Context, q UserSearch) ([]*chat.User, error)
+	// FetchMessagesByAuthor lists the messages written by author, oldest
+	// first, with ids > after when after is set, at most limit.
+	FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, limit int) ([]*chat.Message, error)
+	// CountObjects counts what the instance holds.
+	CountObjects(ctx context.Context) (Counts, error)
+	// InsertRelayEvent keeps a frame for a running node to publish on topic.
+	InsertRelayEvent(ctx context.Context, topic string, frame []byte) error
+	// TakeRelayEvents removes and returns up to limit kept frames, oldest
+	// first. Each frame is returned once.
+	TakeRelayEvents(ctx context.Context, limit int) ([]RelayEvent, error)
+}
+
+// UserSearch selects a page of users.
+type UserSearch struct {
+	Query string
+	After chat.ID
+	Limit int // 1..1000
+}
+
+// Counts are the sizes of an instance.
+type Counts struct {
+	Accounts int `json:"accounts"`
+	Users    int `json:"users"`
+	Bots     int `json:"bots"`
+	Servers  int `json:"servers"`
+	Channels int `json:"channels"`
+	Messages int `json:"messages"`
+	Reports  int `json:"open_reports"`
+}
+
+// RelayEvent is a frame kept for a running node to publish.
+type RelayEvent struct {
+	Topic string
+	Frame []byte
 }

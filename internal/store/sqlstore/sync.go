@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 
 	"ermine/internal/chat"
+	"ermine/internal/store"
 )
 
 // FetchUnreads lists a user's unread entries with their mentions.
@@ -139,13 +141,39 @@ func (s *DB) InsertReport(ctx context.Context, r *chat.Report) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, `INSERT INTO reports (id, data) VALUES (?, ?)`, r.ID, data)
+	_, err = s.exec(ctx, `INSERT INTO reports (id, author_id, content_id, status, data) VALUES (?, ?, ?, ?, ?)`,
+		r.ID, r.AuthorID, r.Content.ID, r.Status, data)
 	return err
 }
 
+// FetchReport returns a report by id.
+func (s *DB) FetchReport(ctx context.Context, id chat.ID) (*chat.Report, error) {
+	return one[chat.Report](ctx, s, `SELECT data FROM reports WHERE id = ?`+s.lock, id)
+}
+
 // FetchReports lists reports, newest first.
-func (s *DB) FetchReports(ctx context.Context, limit int) ([]*chat.Report, error) {
-	return many[chat.Report](ctx, s, `SELECT data FROM reports ORDER BY id DESC LIMIT ?`, limit)
+func (s *DB) FetchReports(ctx context.Context, q store.ReportQuery) ([]*chat.Report, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if q.Status != "" {
+		where, args = append(where, "status = ?"), append(args, q.Status)
+	}
+	if q.Author != "" {
+		where, args = append(where, "author_id = ?"), append(args, q.Author)
+	}
+	if q.Before != "" {
+		where, args = append(where, "id < ?"), append(args, q.Before)
+	}
+	return many[chat.Report](ctx, s, `SELECT data FROM reports WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id DESC LIMIT ?`, append(args, q.Limit)...)
+}
+
+// UpdateReport replaces a report.
+func (s *DB) UpdateReport(ctx context.Context, r *chat.Report) error {
+	data, err := encode(r)
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, `UPDATE reports SET status = ?, data = ? WHERE id = ?`, r.Status, data, r.ID)
 }
 
 // InsertPolicyChange adds a policy change.

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Unreads", testUnreads},
 		{"Settings", testSettings},
 		{"Safety", testSafety},
+		{"Platform", testPlatform},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
 	}
@@ -903,13 +904,45 @@ func testSettings(t *testing.T, s store.Store) {
 
 func testSafety(t *testing.T, s store.Store) {
 	c := ctx(t)
-	r1 := &chat.Report{ID: chat.NewID(), AuthorID: chat.NewID(), Content: map[string]any{"type": "User", "id": "x"}, Status: "Created", CreatedAt: chat.Now()}
-	r2 := &chat.Report{ID: chat.NewID(), AuthorID: chat.NewID(), Content: map[string]any{"type": "Server", "id": "y"}, Status: "Created", CreatedAt: chat.Now()}
+	author := chat.NewID()
+	r1 := &chat.Report{ID: chat.NewID(), AuthorID: author, Content: chat.ReportedContent{Type: "User", ID: "x", Reason: "SpamAbuse"},
+		Snapshot: map[string]any{"_type": "User", "_user": map[string]any{"username": "x"}}, Status: chat.ReportCreated, CreatedAt: chat.Now()}
+	r2 := &chat.Report{ID: chat.NewID(), AuthorID: chat.NewID(), Content: chat.ReportedContent{Type: "Server", ID: "y", Reason: "Raid"}, Status: chat.ReportCreated, CreatedAt: chat.Now()}
 	must(t, s.InsertReport(c, r1))
 	must(t, s.InsertReport(c, r2))
-	list, err := s.FetchReports(c, 10)
+	list, err := s.FetchReports(c, store.ReportQuery{Limit: 10})
 	must(t, err)
 	same(t, []chat.ID{list[0].ID, list[1].ID}, []chat.ID{r2.ID, r1.ID})
+	got, err := s.FetchReport(c, r1.ID)
+	must(t, err)
+	same(t, got, r1)
+	_, err = s.FetchReport(c, chat.NewID())
+	wantErr(t, err, store.ErrNotFound)
+
+	// One open report per author per item; a closed one allows another.
+	dup := &chat.Report{ID: chat.NewID(), AuthorID: author, Content: r1.Content, Status: chat.ReportCreated, CreatedAt: chat.Now()}
+	wantErr(t, s.InsertReport(c, dup), store.ErrConflict)
+	now := chat.Now()
+	r1.Status, r1.ClosedAt, r1.ClosedBy, r1.Note = chat.ReportResolved, &now, &author, "handled"
+	must(t, s.UpdateReport(c, r1))
+	must(t, s.InsertReport(c, dup))
+	r1.Status = chat.ReportCreated
+	wantErr(t, s.UpdateReport(c, r1), store.ErrConflict)
+	wantErr(t, s.UpdateReport(c, &chat.Report{ID: chat.NewID(), Status: chat.ReportResolved}), store.ErrNotFound)
+
+	open, err := s.FetchReports(c, store.ReportQuery{Status: chat.ReportCreated, Limit: 10})
+	must(t, err)
+	same(t, []chat.ID{open[0].ID, open[1].ID}, []chat.ID{dup.ID, r2.ID})
+	mine, err := s.FetchReports(c, store.ReportQuery{Author: author, Limit: 10})
+	must(t, err)
+	same(t, []chat.ID{mine[0].ID, mine[1].ID}, []chat.ID{dup.ID, r1.ID})
+	older, err := s.FetchReports(c, store.ReportQuery{Before: dup.ID, Limit: 1})
+	must(t, err)
+	same(t, []chat.ID{older[0].ID}, []chat.ID{r2.ID})
+	counts, err := s.CountObjects(c)
+	must(t, err)
+	same(t, counts.Reports, 2)
+
 	p1 := &chat.PolicyChange{CreatedTime: chat.TimeFromMillis(1000), EffectiveTime: chat.TimeFromMillis(2000), Description: "one", URL: "https://a"}
 	p2 := &chat.PolicyChange{CreatedTime: chat.TimeFromMillis(3000), EffectiveTime: chat.TimeFromMillis(4000), Description: "two", URL: "https://b"}
 	must(t, s.InsertPolicyChange(c, p2))
@@ -995,4 +1028,78 @@ func testConcurrentWrites(t *testing.T, s store.Store) {
 	got, err := s.FetchMessage(c, m.ID)
 	must(t, err)
 	same(t, len(got.Reactions["👍"]), workers)
+}
+
+func testPlatform(t *testing.T, s store.Store) {
+	c := ctx(t)
+	a, b, d := newUser("Weasel_1", "0001"), newUser("stoat", "0002"), newUser("Weasel%", "0003")
+	for _, u := range []*chat.User{a, b, d} {
+		must(t, s.InsertUser(c, u))
+	}
+	ids := func(us []*chat.User) []chat.ID {
+		out := []chat.ID{}
+		for _, u := range us {
+			out = append(out, u.ID)
+		}
+		return out
+	}
+	all, err := s.SearchUsers(c, store.UserSearch{Limit: 10})
+	must(t, err)
+	same(t, ids(all), []chat.ID{a.ID, b.ID, d.ID})
+	found, err := s.SearchUsers(c, store.UserSearch{Query: "weasel", Limit: 10})
+	must(t, err)
+	same(t, ids(found), []chat.ID{a.ID, d.ID})
+	found, err = s.SearchUsers(c, store.UserSearch{Query: "l%", Limit: 10})
+	must(t, err)
+	same(t, ids(found), []chat.ID{d.ID})
+	found, err = s.SearchUsers(c, store.UserSearch{Query: "l_", Limit: 10})
+	must(t, err)
+	same(t, ids(found), []chat.ID{a.ID})
+	found, err = s.SearchUsers(c, store.UserSearch{Query: string(b.ID), Limit: 10})
+	must(t, err)
+	same(t, ids(found), []chat.ID{b.ID})
+	found, err = s.SearchUsers(c, store.UserSearch{After: a.ID, Limit: 1})
+	must(t, err)
+	same(t, ids(found), []chat.ID{b.ID})
+
+	channel := chat.NewID()
+	var mine []chat.ID
+	for i := range 5 {
+		author := a.ID
+		if i == 2 {
+			author = b.ID
+		}
+		m := &chat.Message{ID: chat.NewID(), Channel: channel, Author: author, Content: ptr(fmt.Sprint("m", i))}
+		must(t, s.InsertMessage(c, m))
+		if author == a.ID {
+			mine = append(mine, m.ID)
+		}
+	}
+	msgs, err := s.FetchMessagesByAuthor(c, a.ID, "", 3)
+	must(t, err)
+	got := []chat.ID{}
+	for _, m := range msgs {
+		got = append(got, m.ID)
+	}
+	same(t, got, mine[:3])
+	msgs, err = s.FetchMessagesByAuthor(c, a.ID, mine[2], 10)
+	must(t, err)
+	same(t, len(msgs), 1)
+
+	counts, err := s.CountObjects(c)
+	must(t, err)
+	same(t, counts, store.Counts{Users: 3, Messages: 5})
+
+	none, err := s.TakeRelayEvents(c, 10)
+	must(t, err)
+	same(t, len(none), 0)
+	must(t, s.InsertRelayEvent(c, "one", []byte("first")))
+	must(t, s.InsertRelayEvent(c, "two", []byte{0, 1, 2}))
+	must(t, s.InsertRelayEvent(c, "three", []byte("third")))
+	evs, err := s.TakeRelayEvents(c, 2)
+	must(t, err)
+	same(t, evs, []store.RelayEvent{{Topic: "one", Frame: []byte("first")}, {Topic: "two", Frame: []byte{0, 1, 2}}})
+	evs, err = s.TakeRelayEvents(c, 10)
+	must(t, err)
+	same(t, evs, []store.RelayEvent{{Topic: "three", Frame: []byte("third")}})
 }

@@ -1,0 +1,86 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// SearchUsers lists users by id or username.
+func (s *DB) SearchUsers(ctx context.Context, q store.UserSearch) ([]*chat.User, error) {
+	pattern := "%" + likeEscape(strings.ToLower(q.Query)) + "%"
+	docs, err := many[chat.UserDoc](ctx, s, `SELECT data FROM users
+		WHERE (? = '' OR id = ? OR username_lower LIKE ? ESCAPE '\') AND id > ?
+		ORDER BY id LIMIT ?`, q.Query, q.Query, pattern, q.After, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return users(docs), nil
+}
+
+// likeEscape escapes the wildcards of a LIKE pattern.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// FetchMessagesByAuthor lists an author's messages, oldest first.
+func (s *DB) FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, limit int) ([]*chat.Message, error) {
+	return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE author_id = ? AND id > ? ORDER BY id LIMIT ?`,
+		author, after, limit)
+}
+
+// CountObjects counts what the instance holds.
+func (s *DB) CountObjects(ctx context.Context) (store.Counts, error) {
+	var c store.Counts
+	err := s.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM accounts),
+		(SELECT COUNT(*) FROM users),
+		(SELECT COUNT(*) FROM bots),
+		(SELECT COUNT(*) FROM servers),
+		(SELECT COUNT(*) FROM channels),
+		(SELECT COUNT(*) FROM messages),
+		(SELECT COUNT(*) FROM reports WHERE status = 'Created')`).Scan(
+		&c.Accounts, &c.Users, &c.Bots, &c.Servers, &c.Channels, &c.Messages, &c.Reports)
+	return c, err
+}
+
+// InsertRelayEvent keeps a frame for a running node.
+func (s *DB) InsertRelayEvent(ctx context.Context, topic string, frame []byte) error {
+	_, err := s.exec(ctx, `INSERT INTO relay_events (topic, frame) VALUES (?, ?)`, topic, frame)
+	return err
+}
+
+// TakeRelayEvents removes and returns the oldest kept frames.
+func (s *DB) TakeRelayEvents(ctx context.Context, limit int) ([]store.RelayEvent, error) {
+	var out []store.RelayEvent
+	err := s.within(ctx, func(tx *DB) error {
+		out = nil
+		rows, err := tx.query(ctx, `SELECT id, topic, frame FROM relay_events ORDER BY id LIMIT ?`, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			var e store.RelayEvent
+			if err := rows.Scan(&id, &e.Topic, &e.Frame); err != nil {
+				return err
+			}
+			ids, out = append(ids, id), append(out, e)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for _, id := range ids {
+			if _, err := tx.exec(ctx, `DELETE FROM relay_events WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
