@@ -32,6 +32,8 @@ var allowed = map[string][]string{
 	"internal/presence":        {"internal/chat"},
 	"internal/auth":            {"internal/chat"},
 	"internal/mail":            {},
+	"internal/push":            {},
+	"internal/push/pushtest":   {},
 	"internal/app":             {"internal/chat", "internal/perm", "internal/event", "internal/store", "internal/pubsub", "internal/presence", "internal/auth", "internal/blob"},
 	"internal/api":             {"internal/chat", "internal/app", "internal/ratelimit", "internal/api/contract"},
 	"internal/api/contract":    {},
