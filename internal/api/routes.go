@@ -17,4 +17,6 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesBots(mux)
 	a.routesAccounts(mux)
 	a.routesMessages(mux)
+	a.routesSafety(mux)
+	a.routesAdmin(mux)
 }

@@ -105,6 +105,11 @@ type Deps struct {
 	// Captcha checks captcha answers on registration, password reset and
 	// resending verification; nil when captcha is off.
 	Captcha Captcha
+	// Pusher queues Web Push notifications; nil when push is off.
+	Pusher Pusher
+	// FilesURL is the file service's public address, for the icons and
+	// images of notifications.
+	FilesURL string
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
@@ -129,6 +134,9 @@ type App struct {
 	captcha    Captcha
 	passwords  *auth.Hasher
 	policy     *auth.Policy
+	pusher     Pusher
+	filesURL   string
+	pushing    sync.WaitGroup // notifications being looked up
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -162,6 +170,7 @@ func New(d Deps) *App {
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
 		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
@@ -172,6 +181,7 @@ func New(d Deps) *App {
 // message ids) to the store. The server calls it after the last request
 // and before closing the store.
 func (a *App) Close() error {
+	a.pushing.Wait()
 	a.lastMessages.close()
 	return nil
 }

@@ -281,6 +281,7 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	out.User = a.authorView(c.User)
 	out.Member = acc.member
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
+	a.notifyMessage(ctx, acc.ch, m, c.User, tracked)
 	return &out, nil
 }
 

@@ -85,6 +85,12 @@ func (a *App) changeRelationship(ctx context.Context, c *Caller, target *chat.Us
 		ID: me, User: seenByMe, Status: change.mine}, event.Private(me))
 	a.publish(ctx, chat.EvUserRelationship, chat.UserRelationshipEvent{Type: chat.EvUserRelationship,
 		ID: target.ID, User: seenByThem, Status: change.theirs}, event.Private(target.ID))
+	switch {
+	case change.theirs == chat.RelationIncoming:
+		a.notifyFriendRequest(ctx, caller, target.ID, false)
+	case change.theirs == chat.RelationFriend && change.mine == chat.RelationFriend:
+		a.notifyFriendRequest(ctx, caller, target.ID, true)
+	}
 	return seenByMe, nil
 }
 

@@ -352,6 +352,9 @@ type UserPlatformWipeEvent struct {
 	Type   string `json:"type"`
 	UserID ID     `json:"user_id"`
 	Flags  uint32 `json:"flags"`
+	// EventID lets a connection that follows several of the topics the
+	// event goes out on take it once; the gateway drops it.
+	EventID *string `json:"event_id,omitempty"`
 }
 
 // EmojiCreateEvent carries a whole emoji.

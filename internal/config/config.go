@@ -173,6 +173,13 @@ type Passwords struct {
 type Push struct {
 	VAPIDPublicKey  string `toml:"vapid_public_key"`
 	VAPIDPrivateKey string `toml:"vapid_private_key" secret:"true"`
+	// Subject is the contact push services see in the VAPID token: an
+	// https URL or mailto: address. Empty uses [public] app_url.
+	Subject string `toml:"subject"`
+	// AllowPrivate lets push endpoints be plain http on loopback and
+	// private addresses (a private push service, tests). Off, only https
+	// endpoints on public addresses are used.
+	AllowPrivate bool `toml:"allow_private"`
 }
 
 // Enabled reports whether Web Push is configured.

@@ -141,7 +141,7 @@ func readIncoming(msg []byte) (*incoming, bool) {
 		}
 	}
 	in.meta = m
-	if f.Type == chat.EvUserUpdate && w.EventID != nil && *w.EventID != "" {
+	if (f.Type == chat.EvUserUpdate || f.Type == chat.EvUserPlatformWipe) && w.EventID != nil && *w.EventID != "" {
 		in.eventID = *w.EventID
 		in.frame = withoutEventID(f, *w.EventID)
 	}

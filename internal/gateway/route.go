@@ -55,6 +55,10 @@ func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 	_, isChannel := c.channels[id]
 	isUser := id == me || c.users[id]
 	c.mu.RUnlock()
+	if in.frame.Type == chat.EvUserPlatformWipe && (isServer || isChannel || isUser) {
+		// Sent on every topic of the user's audience: taken once.
+		return c.dedupe(in), false
+	}
 	switch {
 	case isServer:
 		return c.routeServer(id, in), false
@@ -105,7 +109,7 @@ func (c *conn) routePrivate(in *incoming) ([]byte, bool) {
 		if m != nil && m.User != "" {
 			c.relationshipChanged(m.User, m.Status)
 		}
-	case chat.EvUserUpdate:
+	case chat.EvUserUpdate, chat.EvUserPlatformWipe:
 		return c.dedupe(in), false
 	}
 	return c.raw(in), false

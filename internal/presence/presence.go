@@ -73,3 +73,14 @@ func (m *Memory) Online(user chat.ID) bool {
 	defer m.mu.Unlock()
 	return m.conns[user] > 0
 }
+
+// Counts returns how many users are online and how many connections
+// they hold, for the instance statistics.
+func (m *Memory) Counts() (users, connections int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, n := range m.conns {
+		connections += n
+	}
+	return len(m.conns), connections
+}

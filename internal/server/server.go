@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +39,7 @@ import (
 	"ermine/internal/pubsub/inproc"
 	"ermine/internal/pubsub/nats"
 	"ermine/internal/pubsub/redis"
+	"ermine/internal/push"
 	"ermine/internal/ratelimit"
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
@@ -125,6 +128,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
 			VerifyURL: cfg.Captcha.VerifyURL}
+	}
+	if cfg.Push.Enabled() {
+		deps.Pusher = s.startPush(cfg, public.AppURL)
+		deps.FilesURL = public.FilesURL
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
@@ -389,4 +396,50 @@ func buildInfo() api.BuildInfo {
 		}
 	}
 	return b
+}
+
+// pusher adapts a push queue to app.Pusher.
+type pusher struct {
+	q            *push.Queue
+	allowPrivate bool
+}
+
+func (p *pusher) Push(session chat.ID, sub chat.WebPushSubscription, payload []byte) {
+	p.q.Enqueue(push.Job{Key: string(session), Payload: payload,
+		Sub: push.Subscription{Endpoint: sub.Endpoint, P256DH: sub.P256DH, Auth: sub.Auth}})
+}
+
+func (p *pusher) ValidEndpoint(endpoint string) bool {
+	return push.ValidEndpoint(endpoint, p.allowPrivate)
+}
+
+// startPush starts the Web Push delivery queue. Subscriptions the push
+// service reports gone are removed from their sessions.
+func (s *Server) startPush(cfg config.Config, appURL string) *pusher {
+	subject := cfg.Push.Subject
+	if subject == "" {
+		subject = appURL
+		if !strings.HasPrefix(subject, "https:") {
+			// Push services want a way to reach the operator; an http
+			// app URL is not accepted as one.
+			subject = "mailto:admin@" + hostOf(appURL)
+		}
+	}
+	sender := push.New(push.Options{Keys: push.Keys{Public: cfg.Push.VAPIDPublicKey, Private: cfg.Push.VAPIDPrivateKey},
+		Subject: subject, AllowPrivate: cfg.Push.AllowPrivate})
+	q := push.NewQueue(push.QueueOptions{Sender: sender, Log: s.log, Gone: func(ctx context.Context, j push.Job) {
+		if err := s.App.RemovePushSubscription(ctx, chat.ID(j.Key), j.Sub.Endpoint); err != nil {
+			s.log.ErrorContext(ctx, "remove expired push subscription", "session", j.Key, "err", err)
+		}
+	}})
+	s.closers = append(s.closers, func() error { q.Close(); return nil })
+	return &pusher{q: q, allowPrivate: cfg.Push.AllowPrivate}
+}
+
+// hostOf returns the host name of a URL, or "localhost".
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "localhost"
 }

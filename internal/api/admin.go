@@ -1,0 +1,162 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"ermine/internal/app"
+	"ermine/internal/chat"
+)
+
+// routesAdmin registers the platform administration API. It is not part
+// of the contract: every route answers only privileged users (others get
+// NotPrivileged, 403). The README lists the routes.
+func (a *API) routesAdmin(mux *http.ServeMux) {
+	mux.Handle("GET /admin/stats", a.user(a.adminStats))
+	mux.Handle("GET /admin/users", a.user(a.adminUsers))
+	mux.Handle("GET /admin/users/{target}", a.user(a.adminFetchUser))
+	mux.Handle("PATCH /admin/users/{target}", a.user(a.adminEditUser))
+	mux.Handle("POST /admin/users/{target}/disable", a.user(a.adminDisableUser))
+	mux.Handle("POST /admin/users/{target}/enable", a.user(a.adminEnableUser))
+	mux.Handle("POST /admin/users/{target}/wipe", a.user(a.adminWipeUser))
+	mux.Handle("GET /admin/reports", a.user(a.adminReports))
+	mux.Handle("GET /admin/reports/{report}", a.user(a.adminFetchReport))
+	mux.Handle("POST /admin/reports/{report}/resolve", a.user(a.adminResolveReport))
+}
+
+// adminStats handles GET /admin/stats.
+func (a *API) adminStats(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	s, err := a.app.AdminStats(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	return respond(w, s)
+}
+
+// queryLimit reads ?limit= (default def).
+func queryLimit(r *http.Request, def int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, chat.ErrFailedValidation("limit: not a number")
+	}
+	return n, nil
+}
+
+// adminUsers handles GET /admin/users?query=&after=&limit=.
+func (a *API) adminUsers(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	limit, err := queryLimit(r, 100)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	us, err := a.app.AdminUsers(r.Context(), c, q.Get("query"), chat.ID(q.Get("after")), limit)
+	if err != nil {
+		return err
+	}
+	return respond(w, us)
+}
+
+// adminFetchUser handles GET /admin/users/{target}.
+func (a *API) adminFetchUser(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	u, err := a.app.AdminFetchUser(r.Context(), c, chat.ID(r.PathValue("target")))
+	if err != nil {
+		return err
+	}
+	return respond(w, u)
+}
+
+// adminEditUser handles PATCH /admin/users/{target} {badges?, flags?, privileged?}.
+func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	if err := a.app.AdminCheck(c); err != nil {
+		return err
+	}
+	d, err := decode[app.AdminUserEdit](w, r, a.limit)
+	if err != nil {
+		return err
+	}
+	u, err := a.app.AdminEditUser(r.Context(), c, chat.ID(r.PathValue("target")), d)
+	if err != nil {
+		return err
+	}
+	return respond(w, u)
+}
+
+// adminDisableUser handles POST /admin/users/{target}/disable.
+func (a *API) adminDisableUser(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	if err := a.app.AdminSetDisabled(r.Context(), c, chat.ID(r.PathValue("target")), true); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+// adminEnableUser handles POST /admin/users/{target}/enable.
+func (a *API) adminEnableUser(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	if err := a.app.AdminSetDisabled(r.Context(), c, chat.ID(r.PathValue("target")), false); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+// wipeRequest is the body of POST /admin/users/{target}/wipe.
+type wipeRequest struct {
+	Mode string `json:"mode"` // "ban" or "delete"
+}
+
+// adminWipeUser handles POST /admin/users/{target}/wipe {mode}.
+func (a *API) adminWipeUser(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	if err := a.app.AdminCheck(c); err != nil {
+		return err
+	}
+	d, err := decode[wipeRequest](w, r, a.limit)
+	if err != nil {
+		return err
+	}
+	if err := a.app.AdminWipeUser(r.Context(), c, chat.ID(r.PathValue("target")), d.Mode); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+// adminReports handles GET /admin/reports?status=&author=&before=&limit=.
+func (a *API) adminReports(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	limit, err := queryLimit(r, 100)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	rs, err := a.app.AdminReports(r.Context(), c, app.ReportQuery{Status: q.Get("status"),
+		Author: chat.ID(q.Get("author")), Before: chat.ID(q.Get("before")), Limit: limit})
+	if err != nil {
+		return err
+	}
+	return respond(w, rs)
+}
+
+// adminFetchReport handles GET /admin/reports/{report}.
+func (a *API) adminFetchReport(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	rep, err := a.app.AdminFetchReport(r.Context(), c, chat.ID(r.PathValue("report")))
+	if err != nil {
+		return err
+	}
+	return respond(w, rep)
+}
+
+// adminResolveReport handles POST /admin/reports/{report}/resolve {status?, notes?, action?}.
+func (a *API) adminResolveReport(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	if err := a.app.AdminCheck(c); err != nil {
+		return err
+	}
+	d, err := decode[app.ReportResolution](w, r, a.limit)
+	if err != nil {
+		return err
+	}
+	rep, err := a.app.AdminResolveReport(r.Context(), c, chat.ID(r.PathValue("report")), d)
+	if err != nil {
+		return err
+	}
+	return respond(w, rep)
+}

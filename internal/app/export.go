@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// UserExport is everything Ermine keeps about one user, for a data
+// export. Secrets that would let the reader act as the user (the
+// password hash, session and bot tokens, second factors, pending mail
+// tokens) are left out; that they exist is said instead.
+type UserExport struct {
+	ExportedAt    chat.Time               `json:"exported_at"`
+	Account       *ExportAccount          `json:"account,omitempty"`
+	User          *chat.UserDoc           `json:"user"`
+	Sessions      []ExportSession         `json:"sessions"`
+	Relationships []chat.Relationship     `json:"relationships"`
+	Memberships   []*chat.Member          `json:"memberships"`
+	Channels      []*chat.Channel         `json:"channels"`
+	Settings      map[string]chat.Setting `json:"settings"`
+	Bots          []ExportBot             `json:"bots"`
+	Reports       []*chat.Report          `json:"reports_filed"`
+	Messages      []*chat.Message         `json:"messages"`
+	Unreads       []*chat.ChannelUnread   `json:"unreads"`
+}
+
+// ExportAccount is an account without its secrets.
+type ExportAccount struct {
+	ID                 chat.ID    `json:"_id"`
+	Email              string     `json:"email"`
+	Verified           bool       `json:"verified"`
+	Disabled           bool       `json:"disabled"`
+	DeleteAfter        *chat.Time `json:"delete_after,omitempty"`
+	TOTPEnabled        bool       `json:"totp_enabled"`
+	RecoveryCodes      int        `json:"recovery_codes"`
+	PolicyAcknowledged *chat.Time `json:"policy_acknowledged,omitempty"`
+}
+
+// ExportSession is a session without its token.
+type ExportSession struct {
+	ID         chat.ID    `json:"_id"`
+	Name       string     `json:"name"`
+	LastSeen   *chat.Time `json:"last_seen,omitempty"`
+	Subscribed bool       `json:"push_subscribed"`
+}
+
+// ExportBot is an owned bot without its token.
+type ExportBot struct {
+	ID           chat.ID `json:"_id"`
+	Public       bool    `json:"public"`
+	Analytics    bool    `json:"analytics"`
+	Discoverable bool    `json:"discoverable"`
+}
+
+// exportPage is how many messages an export reads at a time.
+const exportPage = 1000
+
+// ExportUser gathers everything stored about a user (id or
+// "name#discriminator"), for the operator's `ermine admin export`.
+func (a *App) ExportUser(ctx context.Context, ref string) (*UserExport, error) {
+	u, err := a.resolveUser(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	id := u.ID
+	doc := u.Doc()
+	x := &UserExport{ExportedAt: chat.TimeOf(a.now()), User: &doc, Sessions: []ExportSession{}, Bots: []ExportBot{}}
+	acc, err := a.store.FetchAccount(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound): // a bot
+	case err != nil:
+		return nil, dbError("fetch account", err)
+	default:
+		x.Account = &ExportAccount{ID: acc.ID, Email: acc.Email, Verified: acc.Verified, Disabled: acc.Disabled,
+			DeleteAfter: acc.DeleteAfter, TOTPEnabled: acc.MFA.TOTPSecret != "", RecoveryCodes: len(acc.MFA.RecoveryCodes),
+			PolicyAcknowledged: acc.PolicyAcknowledged}
+	}
+	sessions, err := a.store.FetchSessions(ctx, id)
+	if err != nil {
+		return nil, dbError("fetch sessions", err)
+	}
+	for _, s := range sessions {
+		x.Sessions = append(x.Sessions, ExportSession{ID: s.ID, Name: s.Name, LastSeen: s.LastSeen, Subscribed: s.Subscription != nil})
+	}
+	if x.Relationships, err = a.store.FetchRelationships(ctx, id); err != nil {
+		return nil, dbError("fetch relationships", err)
+	}
+	if x.Memberships, err = a.store.FetchMemberships(ctx, id); err != nil {
+		return nil, dbError("fetch memberships", err)
+	}
+	if x.Channels, err = a.store.FetchPrivateChannels(ctx, id); err != nil {
+		return nil, dbError("fetch channels", err)
+	}
+	if x.Settings, err = a.store.FetchSettings(ctx, id, nil); err != nil {
+		return nil, dbError("fetch settings", err)
+	}
+	bots, err := a.store.FetchBotsByOwner(ctx, id)
+	if err != nil {
+		return nil, dbError("fetch bots", err)
+	}
+	for _, b := range bots {
+		x.Bots = append(x.Bots, ExportBot{ID: b.ID, Public: b.Public, Analytics: b.Analytics, Discoverable: b.Discoverable})
+	}
+	if x.Reports, err = a.store.FetchReports(ctx, store.ReportQuery{Author: id, Limit: 1000}); err != nil {
+		return nil, dbError("fetch reports", err)
+	}
+	if x.Unreads, err = a.store.FetchUnreads(ctx, id); err != nil {
+		return nil, dbError("fetch unreads", err)
+	}
+	var after chat.ID
+	for {
+		page, err := a.store.FetchMessagesByAuthor(ctx, id, after, exportPage)
+		if err != nil {
+			return nil, dbError("fetch messages", err)
+		}
+		x.Messages = append(x.Messages, page...)
+		if len(page) < exportPage {
+			break
+		}
+		after = page[len(page)-1].ID
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if x.Relationships == nil {
+		x.Relationships = []chat.Relationship{}
+	}
+	if x.Memberships == nil {
+		x.Memberships = []*chat.Member{}
+	}
+	if x.Channels == nil {
+		x.Channels = []*chat.Channel{}
+	}
+	if x.Reports == nil {
+		x.Reports = []*chat.Report{}
+	}
+	if x.Messages == nil {
+		x.Messages = []*chat.Message{}
+	}
+	if x.Unreads == nil {
+		x.Unreads = []*chat.ChannelUnread{}
+	}
+	return x, nil
+}

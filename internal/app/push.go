@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// Pusher queues Web Push notifications; the server's is backed by the
+// push package. Push must return at once: delivery happens later, off
+// the path of the request that caused it.
+type Pusher interface {
+	// Push queues payload for the subscription of session.
+	Push(session chat.ID, sub chat.WebPushSubscription, payload []byte)
+	// ValidEndpoint reports whether endpoint may be subscribed.
+	ValidEndpoint(endpoint string) bool
+}
+
+// PushNotification is the JSON a notification carries, the shape the
+// web client's service worker shows.
+type PushNotification struct {
+	Type      string `json:"type"` // "Message" or "FriendRequest"
+	Author    string `json:"author"`
+	Icon      string `json:"icon"`
+	Image     string `json:"image,omitempty"`
+	Body      string `json:"body"`
+	Tag       string `json:"tag"`
+	Timestamp int64  `json:"timestamp"`
+	URL       string `json:"url"`
+	// Channel and Message identify a message notification.
+	Channel chat.ID `json:"channel,omitempty"`
+	Message chat.ID `json:"message,omitempty"`
+}
+
+// pushBodyLength bounds the text of a notification; push services take
+// about 4 KiB of encrypted payload.
+const pushBodyLength = 500
+
+// SubscribePush handles POST /push/subscribe: the session's Web Push
+// subscription is stored, replacing the one it had.
+func (a *App) SubscribePush(ctx context.Context, c *Caller, sub chat.WebPushSubscription) error {
+	if c.IsBot() || c.Session == nil {
+		return chat.ErrIsBot
+	}
+	if a.pusher == nil {
+		return chat.ErrFeatureDisabled("features.push")
+	}
+	if sub.Endpoint == "" || len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.pusher.ValidEndpoint(sub.Endpoint) {
+		return chat.ErrInvalidProperty
+	}
+	return a.setSubscription(ctx, c.Session.ID, "", &sub)
+}
+
+// UnsubscribePush handles POST /push/unsubscribe: the session's
+// subscription, if any, is removed.
+func (a *App) UnsubscribePush(ctx context.Context, c *Caller) error {
+	if c.IsBot() || c.Session == nil {
+		return chat.ErrIsBot
+	}
+	return a.setSubscription(ctx, c.Session.ID, "", nil)
+}
+
+// RemovePushSubscription forgets the subscription of session when its
+// endpoint is still endpoint: the push service said it expired.
+func (a *App) RemovePushSubscription(ctx context.Context, session chat.ID, endpoint string) error {
+	return a.setSubscription(ctx, session, endpoint, nil)
+}
+
+// setSubscription replaces a session's subscription; with onlyEndpoint
+// set, only when the current one has that endpoint.
+func (a *App) setSubscription(ctx context.Context, session chat.ID, onlyEndpoint string, sub *chat.WebPushSubscription) error {
+	err := a.store.InTx(ctx, func(tx store.Store) error {
+		se, err := tx.FetchSession(ctx, session)
+		if errors.Is(err, store.ErrNotFound) && onlyEndpoint != "" {
+			return nil
+		}
+		if err != nil {
+			return dbError("fetch session", err)
+		}
+		if onlyEndpoint != "" && (se.Subscription == nil || se.Subscription.Endpoint != onlyEndpoint) {
+			return nil
+		}
+		if se.Subscription == nil && sub == nil {
+			return nil
+		}
+		se.Subscription = sub
+		return dbError("update session", tx.UpdateSession(ctx, se))
+	})
+	return err
+}
+
+// notify sends n to each of users who has no connected session, on
+// every session subscription they have. It runs after the change was
+// stored and published; failures are logged.
+func (a *App) notify(ctx context.Context, users []chat.ID, n PushNotification) {
+	if a.pusher == nil || len(users) == 0 {
+		return
+	}
+	payload, err := json.Marshal(n)
+	if err != nil {
+		a.log.ErrorContext(ctx, "encode notification", "err", err)
+		return
+	}
+	var away []chat.ID
+	for _, u := range users {
+		if !a.online.Online(u) {
+			away = append(away, u)
+		}
+	}
+	if len(away) == 0 {
+		return
+	}
+	// Looking up the sessions is left to a goroutine so that a message to
+	// a large group is not held up; Close waits for it.
+	a.pushing.Add(1)
+	go func() {
+		defer a.pushing.Done()
+		a.pushTo(context.WithoutCancel(ctx), away, payload)
+	}()
+}
+
+// pushTo queues payload for every subscribed session of users.
+func (a *App) pushTo(ctx context.Context, users []chat.ID, payload []byte) {
+	for _, u := range users {
+		sessions, err := a.store.FetchSessions(ctx, u)
+		if err != nil {
+			a.log.ErrorContext(ctx, "fetch sessions for push", "user", u, "err", err)
+			continue
+		}
+		for _, se := range sessions {
+			if se.Subscription != nil {
+				a.pusher.Push(se.ID, *se.Subscription, payload)
+			}
+		}
+	}
+}
+
+// pushIcon is the address of a user's avatar for a notification.
+func (a *App) pushIcon(u *chat.User) string {
+	if u.Avatar != nil && a.filesURL != "" {
+		return fmt.Sprintf("%s/avatars/%s", a.filesURL, u.Avatar.ID)
+	}
+	return ""
+}
+
+// pushName is how a user is named in a notification.
+func pushName(u *chat.User) string {
+	if u.DisplayName != nil && *u.DisplayName != "" {
+		return *u.DisplayName
+	}
+	return u.Username
+}
+
+// notifyMessage pushes a new message to whom it concerns: every other
+// recipient of a direct message or group, and in server channels the
+// users it mentions. Messages sent with SuppressNotifications push
+// nothing.
+func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Message, author *chat.User, mentions []chat.ID) {
+	if a.pusher == nil || m.Flags&chat.MessageFlagSuppressNotifications != 0 {
+		return
+	}
+	var to []chat.ID
+	switch ch.ChannelType {
+	case chat.ChannelDirectMessage, chat.ChannelGroup:
+		to = ch.Recipients
+	case chat.ChannelText, chat.ChannelVoice:
+		to = mentions
+	}
+	var users []chat.ID
+	for _, u := range to {
+		if u != author.ID {
+			users = append(users, u)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	body := ""
+	if m.Content != nil {
+		body = *m.Content
+	}
+	if r := []rune(body); len(r) > pushBodyLength {
+		body = string(r[:pushBodyLength]) + "…"
+	}
+	if body == "" && len(m.Attachments) > 0 {
+		body = fmt.Sprintf("%d attachment(s)", len(m.Attachments))
+	}
+	n := PushNotification{Type: "Message", Author: pushName(author), Icon: a.pushIcon(author), Body: body,
+		Tag: string(ch.ID), Timestamp: m.ID.Time().UnixMilli(), Channel: ch.ID, Message: m.ID}
+	if ch.Server != "" {
+		n.URL = fmt.Sprintf("%s/server/%s/channel/%s/%s", a.appURL, ch.Server, ch.ID, m.ID)
+	} else {
+		n.URL = fmt.Sprintf("%s/channel/%s/%s", a.appURL, ch.ID, m.ID)
+	}
+	for _, f := range m.Attachments {
+		if f.Metadata.Type == "Image" && a.filesURL != "" {
+			n.Image = fmt.Sprintf("%s/attachments/%s", a.filesURL, f.ID)
+			break
+		}
+	}
+	a.notify(ctx, users, n)
+}
+
+// notifyFriendRequest pushes a friend request, or its acceptance, to to.
+func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.ID, accepted bool) {
+	if a.pusher == nil {
+		return
+	}
+	body := "sent you a friend request"
+	if accepted {
+		body = "accepted your friend request"
+	}
+	a.notify(ctx, []chat.ID{to}, PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
+		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"})
+}
