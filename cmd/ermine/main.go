@@ -11,6 +11,13 @@
 //	                        make n registration invite codes (default 1) and print them
 //	ermine [flags] invite list
 //	                        list the registration invite codes and who used them
+//	ermine [flags] admin COMMAND ...
+//	                        run the platform: users, reports, export (ermine admin help)
+//	ermine vapid generate   print a new VAPID key pair for [push]
+//	ermine [flags] backup [--files] FILE
+//	                        copy the SQLite database (and uploads) while serving
+//	ermine [flags] restore [--force] FILE
+//	                        put a backup in place (server stopped)
 //
 // Flags: --config file.toml, --listen host:port, --data dir. Every setting
 // can also be given as an ERMINE_* environment variable; see
@@ -84,8 +91,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	case "invite":
 		return invite(ctx, cfg, rest, stdout)
+	case "admin":
+		return admin(ctx, cfg, rest, stdout, stderr)
+	case "vapid":
+		return vapid(rest, stdout)
+	case "backup":
+		return backup(ctx, cfg, rest, stdout, stderr)
+	case "restore":
+		return restore(cfg, rest, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve, config or invite)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, config, invite, admin, vapid, backup or restore)", cmd)
 }
 
 // invite runs "invite create [n]" and "invite list" against the store

@@ -135,6 +135,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
+	if cfg.Bus.Kind != config.BusNATS && cfg.Bus.Kind != config.BusRedis {
+		s.startRelay(ctx)
+	}
 	s.closers = append(s.closers, s.App.Close) // before the store and bus close
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,

@@ -112,3 +112,25 @@ func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch) (*sq
 	all := append([]any{strings.Join(terms, " "), string(s.Channel)}, args...)
 	return q.QueryContext(ctx, query, append(all, s.Limit)...)
 }
+
+// Backup writes a consistent copy of the database at path to dest (which
+// must not exist) with VACUUM INTO. It reads through its own connection,
+// so it runs while a server is using the database: writers go on, and
+// the copy is the database as of the moment the copy began.
+func Backup(ctx context.Context, path, dest string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("sqlite: backup: %s exists", dest)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"ermine/internal/app"
+	"ermine/internal/config"
+	"ermine/internal/pubsub"
+	"ermine/internal/store"
+)
+
+// The admin command changes the store while a node may be serving, and
+// the node must hear of it (a disabled user's sockets get Logout, a wipe
+// reaches the user's audience). With a shared bus (NATS, Redis) the
+// command publishes its events there like any node. With the in-process
+// bus there is nothing to publish on from another process, so the
+// command writes its frames into the store (relay_events) and the
+// serving node takes them out and publishes them on its own bus within
+// relayInterval.
+
+// relayInterval is how often a node on the in-process bus looks for
+// events written by the admin command.
+const relayInterval = 500 * time.Millisecond
+
+// relayBatch is how many relayed frames are taken at a time.
+const relayBatch = 256
+
+// relayBus is the bus the admin command publishes on when the node
+// uses the in-process bus: frames are kept in the store for the node.
+type relayBus struct{ st store.Store }
+
+func (b relayBus) Publish(ctx context.Context, topic string, msg []byte) error {
+	if !pubsub.ValidTopic(topic) {
+		return pubsub.ErrInvalidTopic
+	}
+	return b.st.InsertRelayEvent(ctx, topic, msg)
+}
+
+func (b relayBus) Subscribe(pubsub.Handler) (pubsub.Subscription, error) {
+	return nil, errors.New("relay bus: the admin command does not subscribe")
+}
+
+func (relayBus) Close() error { return nil }
+
+// Admin is what the admin command works with: the app over the
+// configured store, publishing where running nodes hear it.
+type Admin struct {
+	App *app.App
+	// Relayed says events go through the store to a node on the
+	// in-process bus rather than over a shared bus.
+	Relayed bool
+	close   []func() error
+}
+
+// Close releases the store and bus.
+func (a *Admin) Close() error {
+	var errs []error
+	if err := a.App.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	for i := len(a.close) - 1; i >= 0; i-- {
+		errs = append(errs, a.close[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// OpenAdmin opens the configured store and bus for the admin command.
+func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger) (*Admin, error) {
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ad := &Admin{close: []func() error{st.Close}}
+	var bus pubsub.Bus = relayBus{st: st}
+	ad.Relayed = true
+	if cfg.Bus.Kind == config.BusNATS || cfg.Bus.Kind == config.BusRedis {
+		if bus, err = openBus(cfg); err != nil {
+			st.Close()
+			return nil, err
+		}
+		ad.Relayed = false
+		ad.close = append(ad.close, bus.Close)
+	}
+	public := cfg.PublicURLs(cfg.Listen)
+	ad.App = app.New(app.Deps{Store: st, Bus: bus, Log: log, Limits: appLimits(cfg), AppURL: public.AppURL,
+		Passwords: passwordHasher(cfg.Passwords)})
+	return ad, nil
+}
+
+// startRelay publishes, on a node using the in-process bus, the events
+// the admin command left in the store.
+func (s *Server) startRelay(ctx context.Context) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(relayInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			for {
+				evs, err := s.store.TakeRelayEvents(ctx, relayBatch)
+				if err != nil {
+					if ctx.Err() == nil {
+						s.log.Error("relay admin events", "err", err)
+					}
+					break
+				}
+				for _, e := range evs {
+					if err := s.bus.Publish(ctx, e.Topic, e.Frame); err != nil {
+						s.log.Error("relay admin event", "topic", e.Topic, "err", err)
+					}
+				}
+				if len(evs) < relayBatch {
+					break
+				}
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
