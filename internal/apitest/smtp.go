@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,24 @@ type Mailbox struct {
 	pass string
 	tls  *tls.Config // STARTTLS offered when set
 	ch   chan *Mail
+	fail atomic.Int32 // MAIL commands still to refuse
+}
+
+// FailNext makes the mailbox refuse the next n messages with a
+// temporary error (451), as a mail server that is down for a while.
+func (m *Mailbox) FailNext(n int) { m.fail.Store(int32(n)) }
+
+// takeFailure reports whether this message is one to refuse.
+func (m *Mailbox) takeFailure() bool {
+	for {
+		n := m.fail.Load()
+		if n <= 0 {
+			return false
+		}
+		if m.fail.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // Mail is one received message.
@@ -189,6 +208,10 @@ func (m *Mailbox) session(conn net.Conn) {
 		case "MAIL":
 			if !authed {
 				reply("530 authentication required")
+				continue
+			}
+			if m.takeFailure() {
+				reply("451 try again later")
 				continue
 			}
 			from = pathArg(arg)

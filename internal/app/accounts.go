@@ -131,12 +131,9 @@ func (a *App) CreateAccount(ctx context.Context, d chat.AccountCreate) error {
 		return dbError("create account", err)
 	}
 	if a.mailEnabled() {
-		if err := a.sendVerification(ctx, acc.Email, acc.Verification.Token); err != nil {
-			// Without the mail the account could never be verified: take it
-			// back so the address can register again.
-			a.undoCreate(ctx, acc.ID, invite)
-			return err
-		}
+		// A mail server that is down must not stop people signing up:
+		// the mail is retried, and reverify sends another.
+		a.sendRetrying(ctx, acc.Email, verificationSubject, a.verificationBody(acc.Verification.Token))
 	}
 	return nil
 }
@@ -151,27 +148,6 @@ func (a *App) usableInvite(ctx context.Context, st store.Store, code string) (*c
 		return nil, dbError("fetch invite", err)
 	}
 	return inv, nil
-}
-
-// undoCreate removes an account whose verification mail failed and
-// frees its invite.
-func (a *App) undoCreate(ctx context.Context, id chat.ID, invite string) {
-	err := a.store.InTx(ctx, func(tx store.Store) error {
-		if invite != "" {
-			inv, err := tx.FetchRegistrationInvite(ctx, invite)
-			if err != nil {
-				return err
-			}
-			inv.Used, inv.UsedBy = false, nil
-			if err := tx.UpdateRegistrationInvite(ctx, inv); err != nil {
-				return err
-			}
-		}
-		return tx.DeleteAccount(ctx, id)
-	})
-	if err != nil {
-		a.log.ErrorContext(ctx, "undo account creation", "account", id, "err", err)
-	}
 }
 
 // remindExisting mails the holder of an address someone tried to
@@ -198,10 +174,14 @@ func (a *App) remindExisting(ctx context.Context, acc *chat.Account) error {
 	if err != nil {
 		return err
 	}
+	// Answered like a new registration, so a mail failure must not show
+	// either: it is retried in the background.
 	if acc.Verified {
-		return a.sendAlreadyRegistered(ctx, acc.Email, tok.Token)
+		a.sendRetrying(ctx, acc.Email, alreadyRegisteredSubject, a.alreadyRegisteredBody(tok.Token))
+	} else {
+		a.sendRetrying(ctx, acc.Email, verificationSubject, a.verificationBody(tok.Token))
 	}
-	return a.sendVerification(ctx, acc.Email, tok.Token)
+	return nil
 }
 
 // updateAccount loads an account in a transaction, lets change edit it

@@ -105,6 +105,9 @@ type Deps struct {
 	// Captcha checks captcha answers on registration, password reset and
 	// resending verification; nil when captcha is off.
 	Captcha Captcha
+	// MailRetry is the wait before retrying a verification mail that
+	// failed at account creation (doubling after); 30 s when zero.
+	MailRetry time.Duration
 	// Pusher queues Web Push notifications; nil when push is off.
 	Pusher Pusher
 	// FilesURL is the file service's public address, for the icons and
@@ -137,6 +140,10 @@ type App struct {
 	pusher     Pusher
 	filesURL   string
 	pushing    sync.WaitGroup // notifications being looked up
+	mailRetry  time.Duration
+	mailing    sync.WaitGroup // mails being retried
+	closing    chan struct{}  // closed by Close
+	closeOnce  sync.Once
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -158,6 +165,9 @@ func New(d Deps) *App {
 	if d.Presence == nil {
 		d.Presence = presence.NewMemory()
 	}
+	if d.MailRetry <= 0 {
+		d.MailRetry = 30 * time.Second
+	}
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
@@ -171,6 +181,7 @@ func New(d Deps) *App {
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
 		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
+		mailRetry: d.MailRetry, closing: make(chan struct{}),
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
@@ -181,6 +192,8 @@ func New(d Deps) *App {
 // message ids) to the store. The server calls it after the last request
 // and before closing the store.
 func (a *App) Close() error {
+	a.closeOnce.Do(func() { close(a.closing) })
+	a.mailing.Wait()
 	a.pushing.Wait()
 	a.lastMessages.close()
 	return nil

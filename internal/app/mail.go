@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"ermine/internal/chat"
 )
@@ -34,11 +35,49 @@ func (a *App) send(ctx context.Context, to, subject, body string) error {
 	return nil
 }
 
-func (a *App) sendVerification(ctx context.Context, to, token string) error {
-	return a.send(ctx, to, "Verify your Ermine account",
-		"Welcome to Ermine.\r\n\r\nOpen this link within 24 hours to verify your email address:\r\n\r\n"+
-			a.appURL+verifyPath+token+"\r\n\r\nIf you did not create an account, ignore this mail.\r\n")
+// mailAttempts is how many times a retried mail is tried in all.
+const mailAttempts = 5
+
+// sendRetrying mails to at once and, when that fails, keeps trying in
+// the background (waiting mailRetry, then twice as long each time) and
+// logs each failure. It never fails: the change that causes the mail
+// stands, and the user can ask for the mail again meanwhile.
+func (a *App) sendRetrying(ctx context.Context, to, subject, body string) {
+	err := a.mailer.Send(ctx, to, subject, body)
+	if err == nil {
+		return
+	}
+	a.log.WarnContext(ctx, "send mail: will retry", "subject", subject, "attempt", 1, "err", err)
+	a.mailing.Add(1)
+	go func() {
+		defer a.mailing.Done()
+		wait := a.mailRetry
+		for attempt := 2; attempt <= mailAttempts; attempt++ {
+			select {
+			case <-time.After(wait):
+			case <-a.closing:
+				a.log.Warn("send mail: given up at shutdown", "subject", subject, "attempts", attempt-1)
+				return
+			}
+			err := a.mailer.Send(context.Background(), to, subject, body)
+			if err == nil {
+				a.log.Info("send mail: sent on retry", "subject", subject, "attempt", attempt)
+				return
+			}
+			a.log.Warn("send mail: failed", "subject", subject, "attempt", attempt, "err", err)
+			wait *= 2
+		}
+		a.log.Error("send mail: given up", "subject", subject, "attempts", mailAttempts)
+	}()
 }
+
+func (a *App) verificationBody(token string) string {
+	return "Welcome to Ermine.\r\n\r\nOpen this link within 24 hours to verify your email address:\r\n\r\n" +
+		a.appURL + verifyPath + token + "\r\n\r\nIf you did not create an account, ignore this mail.\r\n"
+}
+
+// verificationSubject is the subject of the verification mail.
+const verificationSubject = "Verify your Ermine account"
 
 func (a *App) sendEmailChange(ctx context.Context, to, token string) error {
 	return a.send(ctx, to, "Confirm your new Ermine email address",
@@ -52,11 +91,14 @@ func (a *App) sendPasswordReset(ctx context.Context, to, token string) error {
 			a.appURL+resetPath+token+"\r\n\r\nIf you did not ask for this, ignore this mail.\r\n")
 }
 
-func (a *App) sendAlreadyRegistered(ctx context.Context, to, token string) error {
-	return a.send(ctx, to, "You already have an Ermine account",
-		"Someone tried to create an Ermine account with this address, which already has one.\r\n\r\n"+
-			"If you forgot your password, open this link within one hour to choose a new one:\r\n\r\n"+
-			a.appURL+resetPath+token+"\r\n\r\nOtherwise, ignore this mail.\r\n")
+// alreadyRegisteredSubject is the subject of the mail to the holder of
+// an address someone tried to register again.
+const alreadyRegisteredSubject = "You already have an Ermine account"
+
+func (a *App) alreadyRegisteredBody(token string) string {
+	return "Someone tried to create an Ermine account with this address, which already has one.\r\n\r\n" +
+		"If you forgot your password, open this link within one hour to choose a new one:\r\n\r\n" +
+		a.appURL + resetPath + token + "\r\n\r\nOtherwise, ignore this mail.\r\n"
 }
 
 func (a *App) sendDeletion(ctx context.Context, to, token string) error {

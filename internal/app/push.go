@@ -16,8 +16,9 @@ import (
 type Pusher interface {
 	// Push queues payload for the subscription of session.
 	Push(session chat.ID, sub chat.WebPushSubscription, payload []byte)
-	// ValidEndpoint reports whether endpoint may be subscribed.
-	ValidEndpoint(endpoint string) bool
+	// Valid reports whether sub may be subscribed: an endpoint the
+	// server may post to and keys a payload can be encrypted for.
+	Valid(sub chat.WebPushSubscription) bool
 }
 
 // PushNotification is the JSON a notification carries, the shape the
@@ -49,7 +50,12 @@ func (a *App) SubscribePush(ctx context.Context, c *Caller, sub chat.WebPushSubs
 	if a.pusher == nil {
 		return chat.ErrFeatureDisabled("features.push")
 	}
-	if sub.Endpoint == "" || len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.pusher.ValidEndpoint(sub.Endpoint) {
+	if sub.Endpoint == "fcm" || sub.Endpoint == "apn" {
+		// Mobile push tokens need the platforms' own services, which
+		// this instance does not talk to.
+		return chat.ErrFeatureDisabled("push." + sub.Endpoint)
+	}
+	if len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.pusher.Valid(sub) {
 		return chat.ErrInvalidProperty
 	}
 	return a.setSubscription(ctx, c.Session.ID, "", &sub)

@@ -135,6 +135,10 @@ type Email struct {
 	Username string `toml:"username"`
 	Password string `toml:"password" secret:"true"`
 	From     string `toml:"from"` // sender address, e.g. "Ermine <noreply@example.com>"
+	// RetryDelay is the wait before retrying a verification mail that
+	// could not be sent at account creation; it doubles on each of the
+	// following attempts (five in all).
+	RetryDelay time.Duration `toml:"retry_delay"`
 }
 
 // Enabled reports whether mail is sent at all; it is iff Host is set.
@@ -273,7 +277,7 @@ func Default() Config {
 				Emojis:      500_000,
 			},
 		},
-		Email:     Email{Port: 587, TLS: TLSStartTLS},
+		Email:     Email{Port: 587, TLS: TLSStartTLS, RetryDelay: 30 * time.Second},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
 		Gateway: Gateway{

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Validate checks every setting and returns all problems joined, one per
@@ -99,6 +100,9 @@ func (c Config) Validate() error {
 		v.positive("files.limits."+l.key, l.n)
 	}
 
+	if c.Email.RetryDelay < time.Millisecond || c.Email.RetryDelay > time.Hour {
+		v.add("email.retry_delay", "must be between 1ms and 1h")
+	}
 	if c.Email.Port < 1 || c.Email.Port > 65535 {
 		v.add("email.port", "must be between 1 and 65535")
 	}

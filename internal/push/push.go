@@ -187,3 +187,20 @@ func isDial(err error) bool {
 	var ue *url.Error
 	return errors.As(err, &oe) || errors.As(err, &ue)
 }
+
+// ValidKeys reports whether p256dh is a P-256 public key and auth a
+// 16-byte secret, both base64url (padded or not), as a browser's
+// PushSubscription gives them.
+func ValidKeys(p256dh, auth string) bool {
+	dec := func(s string) []byte {
+		b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	if _, err := ecdh.P256().NewPublicKey(dec(p256dh)); err != nil {
+		return false
+	}
+	return len(dec(auth)) == 16
+}

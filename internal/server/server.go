@@ -123,7 +123,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		if err != nil {
 			return nil, err
 		}
-		deps.Mailer = m
+		deps.Mailer, deps.MailRetry = m, cfg.Email.RetryDelay
 	}
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
@@ -412,8 +412,8 @@ func (p *pusher) Push(session chat.ID, sub chat.WebPushSubscription, payload []b
 		Sub: push.Subscription{Endpoint: sub.Endpoint, P256DH: sub.P256DH, Auth: sub.Auth}})
 }
 
-func (p *pusher) ValidEndpoint(endpoint string) bool {
-	return push.ValidEndpoint(endpoint, p.allowPrivate)
+func (p *pusher) Valid(sub chat.WebPushSubscription) bool {
+	return push.ValidEndpoint(sub.Endpoint, p.allowPrivate) && push.ValidKeys(sub.P256DH, sub.Auth)
 }
 
 // startPush starts the Web Push delivery queue. Subscriptions the push
