@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ermine/internal/apitest"
+	"ermine/internal/auth"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/event"
@@ -150,24 +151,123 @@ func TestEmailTokensExpire(t *testing.T) {
 	}
 }
 
-func TestMailFailureLeavesNoAccount(t *testing.T) {
+func TestMailFailureKeepsAccount(t *testing.T) {
 	t.Parallel()
-	// A port nothing listens on.
+	// The mail server refuses the first two attempts: the account is
+	// created all the same and the verification mail arrives on a retry.
+	box := apitest.StartSMTP(t, "", "")
+	box.FailNext(2)
+	h := startAuth(t, box.Option(), func(c *config.Config) { c.Email.RetryDelay = 20 * time.Millisecond })
+	email := newEmail("lost")
+	create(t, h, email, goodPassword)
+	if _, err := h.Server.Store.FetchAccountByEmail(context.Background(), normalised(t, email)); err != nil {
+		t.Fatalf("the account is missing after its mail failed: %v", err)
+	}
+	token := box.Wait().Token(t, "/login/verify/")
+	if res := h.Do(apitest.Request{Method: "POST", Path: "/auth/account/verify/" + token}); res.Status != 200 {
+		t.Fatalf("verify with the retried mail = %d %s", res.Status, res.Body)
+	}
+
+	// With no mail server at all, creating still succeeds.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	h := startAuth(t, func(c *config.Config) {
-		c.Email = config.Email{Host: "127.0.0.1", Port: port, TLS: config.TLSNone, From: "noreply@ermine.test"}
+	down := startAuth(t, func(c *config.Config) {
+		c.Email = config.Email{Host: "127.0.0.1", Port: port, TLS: config.TLSNone, From: "noreply@ermine.test", RetryDelay: time.Hour}
 	})
-	email := newEmail("lost")
-	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/auth/account/create",
-		Body: map[string]any{"email": email, "password": goodPassword}}), 500, "EmailFailed")
-	if _, err := h.Server.Store.FetchAccountByEmail(context.Background(), email); err == nil {
-		t.Error("the account stayed after its mail failed")
+	email = newEmail("later")
+	create(t, down, email, goodPassword)
+	if _, err := down.Server.Store.FetchAccountByEmail(context.Background(), normalised(t, email)); err != nil {
+		t.Fatalf("the account is missing while mail is down: %v", err)
 	}
+}
+
+// normalised is the stored form of an address.
+func normalised(t *testing.T, email string) string {
+	t.Helper()
+	n, err := auth.NormaliseEmail(email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestMailFlowsEndToEnd follows one account through every mailed token
+// and the recovery codes, with SMTP on: verification, password reset,
+// MFA recovery codes made and used with real tickets, and deletion.
+func TestMailFlowsEndToEnd(t *testing.T) {
+	t.Parallel()
+	box := apitest.StartSMTP(t, "", "")
+	h := startAuth(t, box.Option())
+	email := newEmail("Mink")
+	create(t, h, email, goodPassword)
+	verify := box.Wait().Token(t, "/login/verify/")
+	res := h.Do(apitest.Request{Method: "POST", Path: "/auth/account/verify/" + verify})
+	if res.Status != 200 {
+		t.Fatalf("verify = %d %s", res.Status, res.Body)
+	}
+	apitest.CheckSchema(t, "ResponseVerify", res.Body)
+
+	// Password reset with the mailed token.
+	if res := h.Do(apitest.Request{Method: "POST", Path: "/auth/account/reset_password", Body: map[string]any{"email": email}}); res.Status != 204 {
+		t.Fatalf("ask reset = %d %s", res.Status, res.Body)
+	}
+	reset := box.Wait().Token(t, "/login/reset/")
+	const newPassword = "a different but good passphrase"
+	if res := h.Do(apitest.Request{Method: "PATCH", Path: "/auth/account/reset_password",
+		Body: map[string]any{"token": reset, "password": newPassword, "remove_sessions": true}}); res.Status != 204 {
+		t.Fatalf("reset = %d %s", res.Status, res.Body)
+	}
+	s := login(t, h, email, newPassword)
+
+	// Recovery codes: made and read with validated tickets.
+	tk := ticket(t, h, s, map[string]any{"password": newPassword})
+	res = withTicket(h, "PATCH", "/auth/mfa/recovery", s, tk)
+	var codes []string
+	res.JSON(t, &codes)
+	if res.Status != 200 || len(codes) != 10 {
+		t.Fatalf("generate recovery = %d %s", res.Status, res.Body)
+	}
+	wantError(t, withTicket(h, "POST", "/auth/mfa/recovery", s, tk), 401, "InvalidToken") // used up
+	tk = ticket(t, h, s, map[string]any{"password": newPassword})
+	res = withTicket(h, "POST", "/auth/mfa/recovery", s, tk)
+	var again []string
+	res.JSON(t, &again)
+	if res.Status != 200 || strings.Join(again, ",") != strings.Join(codes, ",") {
+		t.Fatalf("fetch recovery = %d %s", res.Status, res.Body)
+	}
+
+	// With TOTP on, a recovery code makes a ticket, once.
+	tk = ticket(t, h, s, map[string]any{"password": newPassword})
+	res = withTicket(h, "POST", "/auth/mfa/totp", s, tk)
+	if res.Status != 200 {
+		t.Fatalf("totp secret = %d %s", res.Status, res.Body)
+	}
+	secret := res.Map(t)["secret"].(string)
+	if res := h.Do(apitest.Request{Method: "PUT", Path: "/auth/mfa/totp", Session: s.Token,
+		Body: map[string]any{"totp_code": code(t, secret, time.Now())}}); res.Status != 204 {
+		t.Fatalf("enable totp = %d %s", res.Status, res.Body)
+	}
+	tk = ticket(t, h, s, map[string]any{"recovery_code": codes[0]})
+	wantError(t, h.Do(apitest.Request{Method: "PUT", Path: "/auth/mfa/ticket", Session: s.Token,
+		Body: map[string]any{"recovery_code": codes[0]}}), 401, "InvalidToken")
+
+	// Deletion with that ticket and the mailed confirmation.
+	if res := withTicket(h, "POST", "/auth/account/delete", s, tk); res.Status != 204 {
+		t.Fatalf("delete = %d %s", res.Status, res.Body)
+	}
+	del := box.Wait().Token(t, "/delete/")
+	if res := h.Do(apitest.Request{Method: "PUT", Path: "/auth/account/delete", Body: map[string]any{"token": del}}); res.Status != 204 {
+		t.Fatalf("confirm deletion = %d %s", res.Status, res.Body)
+	}
+	acc, err := h.Server.Store.FetchAccount(context.Background(), chat.ID(s.UserID))
+	if err != nil || !acc.Disabled || acc.DeleteAfter == nil {
+		t.Fatalf("account after confirmed deletion = %+v, %v", acc, err)
+	}
+	wantError(t, h.Get("/auth/account/", s.Token), 401, "InvalidSession")
 }
 
 func TestStartTLSRequired(t *testing.T) {

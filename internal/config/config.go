@@ -137,7 +137,7 @@ type Email struct {
 	From     string `toml:"from"` // sender address, e.g. "Ermine <noreply@example.com>"
 	// RetryDelay is the wait before retrying a verification mail that
 	// could not be sent at account creation; it doubles on each of the
-	// following attempts (five in all).
+	// following attempts (five in all). Zero means 30 s.
 	RetryDelay time.Duration `toml:"retry_delay"`
 }
 

@@ -100,8 +100,8 @@ func (c Config) Validate() error {
 		v.positive("files.limits."+l.key, l.n)
 	}
 
-	if c.Email.RetryDelay < time.Millisecond || c.Email.RetryDelay > time.Hour {
-		v.add("email.retry_delay", "must be between 1ms and 1h")
+	if c.Email.RetryDelay < 0 || c.Email.RetryDelay > time.Hour {
+		v.add("email.retry_delay", "must be between 0 (30s) and 1h")
 	}
 	if c.Email.Port < 1 || c.Email.Port > 65535 {
 		v.add("email.port", "must be between 1 and 65535")
