@@ -110,3 +110,20 @@ func (s *Socket) Closed(d time.Duration) bool {
 		return false
 	}
 }
+
+// ExpectMatch skips packets until one of type typ for which match holds.
+func (s *Socket) ExpectMatch(typ string, match func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	deadline := time.After(socketWait)
+	for {
+		select {
+		case p := <-s.frames:
+			if p["type"] == typ && match(p) {
+				return p
+			}
+		case <-deadline:
+			s.t.Fatalf("apitest: no matching %s within %s", typ, socketWait)
+			return nil
+		}
+	}
+}

@@ -87,6 +87,7 @@ var routedByContent = map[string]bool{
 	chat.EvUserRelationship:      true,
 	chat.EvUserUpdate:            true,
 	chat.EvAuth:                  true,
+	chat.EvUserPlatformWipe:      true,
 }
 
 // readIncoming decodes what routing needs of a bus frame. It reports false
