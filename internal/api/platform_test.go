@@ -316,7 +316,9 @@ func TestAdminUsersReportsAndStats(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("edit = %d %s", res.Status, res.Body)
 	}
-	p := sock.ExpectMatch("UserUpdate", func(p map[string]any) bool { return p["id"] == string(bob.ID) && p["data"].(map[string]any)["badges"] != nil })
+	p := sock.ExpectMatch("UserUpdate", func(p map[string]any) bool {
+		return p["id"] == string(bob.ID) && p["data"].(map[string]any)["badges"] != nil
+	})
 	if d := p["data"].(map[string]any); p["id"] != string(bob.ID) || d["badges"] != float64(256) || d["flags"] != float64(1) {
 		t.Errorf("UserUpdate = %v", p)
 	}
