@@ -123,7 +123,7 @@ func writeArchive(w io.Writer, db, files string) error {
 				return nil
 			}
 			rel, err := filepath.Rel(files, path)
-			if err != nil {
+			if err != nil || rel == "." {
 				return err
 			}
 			info, err := d.Info()
