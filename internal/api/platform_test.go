@@ -119,6 +119,20 @@ func TestSafetyReport(t *testing.T) {
 		t.Errorf("server snapshot = %v", ss)
 	}
 
+	// The reported message's files are marked reported.
+	file := uploadRecord(t, h, bob, "attachments")
+	res = h.Do(apitest.Request{Method: "POST", Path: "/channels/" + string(general) + "/messages", Session: bob.Token,
+		Body: map[string]any{"content": "look", "attachments": []string{file}}})
+	if res.Status != 200 {
+		t.Fatalf("send with attachment = %d %s", res.Status, res.Body)
+	}
+	if res := report(h, alice.Token, map[string]any{"type": "Message", "id": res.Map(t)["_id"], "report_reason": "Illegal"}, ""); res.Status != 200 {
+		t.Fatalf("report with attachment = %d %s", res.Status, res.Body)
+	}
+	if f := fileRecord(t, h, file); f.Reported == nil || !*f.Reported {
+		t.Errorf("file after report = %+v", f)
+	}
+
 	// What cannot be reported.
 	mine := storedMessage(t, h, general, alice, "mine")
 	wantError(t, report(h, alice.Token, map[string]any{"type": "Message", "id": string(mine.ID), "report_reason": "Illegal"}, ""), 400, "CannotReportYourself")
