@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
@@ -228,6 +229,16 @@ func TestBackupRestore(t *testing.T) {
 	}
 	if err := os.WriteFile(blob, []byte("picture bytes"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	// The channel's newest message is written in the background; wait
+	// for it so the reads below are what the backup holds.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if h.Get("/channels/"+string(channel), alice.Token).Map(t)["last_message_id"] != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("last_message_id never written")
+		}
 	}
 	want := reads(t, h, alice.Token, server, channel)
 	wantBob := reads(t, h, bob.Token, server, channel)

@@ -276,9 +276,25 @@ func TestStartTLSRequired(t *testing.T) {
 	// out in plain text.
 	box := apitest.StartSMTP(t, "", "")
 	opt := box.Option()
-	h := startAuth(t, opt, func(c *config.Config) { c.Email.TLS = config.TLSStartTLS })
-	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/auth/account/create",
-		Body: map[string]any{"email": newEmail("plain"), "password": goodPassword}}), 500, "EmailFailed")
+	h := startAuth(t, opt, func(c *config.Config) {
+		c.Email.TLS = config.TLSStartTLS
+		c.Email.RetryDelay = 10 * time.Millisecond
+	})
+	// The account is created; its mail is retried, and never sent.
+	create(t, h, newEmail("plain"), goodPassword)
+	box.None(500 * time.Millisecond)
+	// A password reset, which answers at once, says the mail failed.
+	s := h.NewUser("Forgetful")
+	acc, err := h.Server.Store.FetchAccount(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc.EmailNormalised = normalised(t, s.Email)
+	if err := h.Server.Store.UpdateAccount(context.Background(), acc); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/auth/account/reset_password",
+		Body: map[string]any{"email": s.Email}}), 500, "EmailFailed")
 	box.None(100 * time.Millisecond)
 }
 
