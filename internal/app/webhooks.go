@@ -28,9 +28,10 @@ func (a *App) webhooksOn() error {
 }
 
 // CreateWebhook adds a webhook to a text channel or group
-// (POST /channels/{target}/webhooks); it needs ManageWebhooks. The
-// answer is the only response, besides the token-authenticated fetch,
-// that shows the token; the WebhookCreate event hides it.
+// (POST /channels/{target}/webhooks); it needs ManageWebhooks. Tokens
+// are shown only to those who may manage the webhook (its creation, the
+// channel's list, edits, the token routes), never in events nor in the
+// fetch open to anyone who sees the channel.
 func (a *App) CreateWebhook(ctx context.Context, c *Caller, channel chat.ID, data chat.WebhookCreate) (*chat.Webhook, error) {
 	if err := a.webhooksOn(); err != nil {
 		return nil, err
@@ -66,9 +67,10 @@ func (a *App) CreateWebhook(ctx context.Context, c *Caller, channel chat.ID, dat
 	return w, nil
 }
 
-// FetchChannelWebhooks lists a channel's webhooks
-// (GET /channels/{channel_id}/webhooks); it needs ManageWebhooks. Tokens
-// are hidden: only the creator's answer and the token holder see them.
+// FetchChannelWebhooks lists a channel's webhooks with their tokens
+// (GET /channels/{channel_id}/webhooks); it needs ManageWebhooks, which
+// already allows everything a token does. The client libraries edit and
+// delete a listed webhook through its token routes, so they need it.
 func (a *App) FetchChannelWebhooks(ctx context.Context, c *Caller, channel chat.ID) ([]*chat.Webhook, error) {
 	if err := a.webhooksOn(); err != nil {
 		return nil, err
@@ -84,11 +86,10 @@ func (a *App) FetchChannelWebhooks(ctx context.Context, c *Caller, channel chat.
 	if err != nil {
 		return nil, dbError("fetch webhooks", err)
 	}
-	out := make([]*chat.Webhook, 0, len(list))
-	for _, w := range list {
-		out = append(out, w.WithoutToken())
+	if list == nil {
+		list = []*chat.Webhook{}
 	}
-	return out, nil
+	return list, nil
 }
 
 // sessionWebhook returns a webhook in a channel the caller can see
@@ -169,7 +170,8 @@ func (a *App) EditWebhookByToken(ctx context.Context, id chat.ID, token string, 
 
 // editWebhook applies an edit whose permissions must lie within
 // grantable, and publishes WebhookUpdate when something changed. The
-// answer hides the token.
+// answer keeps the token, as the client libraries replace their copy of
+// the webhook with it and then delete through the token.
 func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, data chat.WebhookEdit) (*chat.Webhook, error) {
 	var w *chat.Webhook
 	changes := chat.Partial{}
@@ -219,7 +221,7 @@ func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, d
 		a.publish(ctx, chat.EvWebhookUpdate, chat.WebhookUpdateEvent{Type: chat.EvWebhookUpdate, ID: w.ID,
 			Data: changes, Remove: remove}, event.Of(w.ChannelID))
 	}
-	return w.WithoutToken(), nil
+	return w, nil
 }
 
 // DeleteWebhook removes a webhook (DELETE /webhooks/{webhook_id}); it
