@@ -240,6 +240,29 @@ func TestWebhooks(t *testing.T) {
 	}
 	wantError(t, do(http.MethodPatch, tokenPath, "", map[string]any{"remove": []string{"Name"}}), 422, "FailedValidation")
 
+	// A new avatar through the session edit; messages then carry its id.
+	second := uploadRecord(t, h, owner, chat.TagAvatars)
+	edited = wantOK(t, do(http.MethodPatch, hookPath, owner.Token, map[string]any{"avatar": second}))
+	if edited["avatar"].(map[string]any)["_id"] != second {
+		t.Errorf("edit avatar = %v", edited)
+	}
+	for _, ev := range everyone("WebhookUpdate") {
+		if ev["data"].(map[string]any)["avatar"].(map[string]any)["_id"] != second {
+			t.Errorf("WebhookUpdate = %v", ev)
+		}
+	}
+	res = h.Do(apitest.Request{Method: http.MethodPost, Path: tokenPath, Body: map[string]any{"content": "with a face"},
+		Header: map[string]string{"Idempotency-Key": "deploy-1"}})
+	if m := wantOK(t, res); m["webhook"].(map[string]any)["avatar"] != second {
+		t.Errorf("message = %v", m)
+	}
+	everyone("Message")
+	res = h.Do(apitest.Request{Method: http.MethodPost, Path: tokenPath, Body: map[string]any{"content": "with a face"},
+		Header: map[string]string{"Idempotency-Key": "deploy-1"}})
+	wantError(t, res, 409, "DuplicateNonce")
+	wantOK(t, do(http.MethodPatch, hookPath, owner.Token, map[string]any{"remove": []string{"Avatar"}}))
+	everyone("WebhookUpdate")
+
 	// Execute: plain, then with embeds, masquerade, a reply and reactions.
 	res = do(http.MethodPost, tokenPath, "", map[string]any{"content": "build passed"})
 	apitest.CheckSchema(t, "Message", res.Body)
