@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
@@ -130,8 +132,9 @@ func (a *API) executeWebhook(w http.ResponseWriter, r *http.Request, _ *app.Call
 }
 
 // executeGitHubWebhook handles POST /webhooks/{webhook_id}/{token}/github:
-// the body is GitHub's payload, the event its X-GitHub-Event header. It
-// answers 200 with an empty body, as GitHub only looks at the status.
+// the body is GitHub's payload, as JSON or as the form GitHub sends by
+// default, the event its X-GitHub-Event header. It answers 200 with an
+// empty body, as GitHub only looks at the status.
 func (a *API) executeGitHubWebhook(w http.ResponseWriter, r *http.Request, _ *app.Caller) error {
 	event := r.Header.Get("X-GitHub-Event")
 	if event == "" {
@@ -146,6 +149,15 @@ func (a *API) executeGitHubWebhook(w http.ResponseWriter, r *http.Request, _ *ap
 			return e
 		}
 		return chat.ErrFailedValidation("body: could not be read")
+	}
+	// GitHub's default content type sends the JSON as the form field
+	// "payload"; the other choice sends it as the body.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
+		form, err := url.ParseQuery(string(body))
+		if err != nil || !form.Has("payload") {
+			return chat.ErrInvalidOperation
+		}
+		body = []byte(form.Get("payload"))
 	}
 	if err := a.app.ExecuteGitHubWebhook(r.Context(), webhookTarget(r), r.PathValue("token"), event, body); err != nil {
 		return err

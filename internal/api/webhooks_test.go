@@ -388,7 +388,22 @@ func TestWebhooks(t *testing.T) {
 				Header: map[string]string{"X-GitHub-Event": c.event}})
 			wantError(t, res, 400, "InvalidOperation")
 		}
-		res := h.Do(apitest.Request{Method: http.MethodPost, Path: "/webhooks/" + id + "/" + strings.Repeat("w", 64) + "/github",
+		// GitHub's default content type: the JSON in the form field "payload".
+		star := githubCases()[9]
+		res := h.Do(apitest.Request{Method: http.MethodPost, Path: tokenPath + "/github", Body: url.Values{"payload": {star.body}}.Encode(),
+			Header: map[string]string{"X-GitHub-Event": "star", "Content-Type": "application/x-www-form-urlencoded"}})
+		if res.Status != http.StatusOK {
+			t.Fatalf("form delivery: %d %s", res.Status, res.Body)
+		}
+		for _, ev := range everyone("Message") {
+			if e := ev["embeds"].([]any)[0].(map[string]any); e["description"] != star.want {
+				t.Errorf("form delivery: embed = %v", e)
+			}
+		}
+		res = h.Do(apitest.Request{Method: http.MethodPost, Path: tokenPath + "/github", Body: "nopayload=1",
+			Header: map[string]string{"X-GitHub-Event": "star", "Content-Type": "application/x-www-form-urlencoded"}})
+		wantError(t, res, 400, "InvalidOperation")
+		res = h.Do(apitest.Request{Method: http.MethodPost, Path: "/webhooks/" + id + "/" + strings.Repeat("w", 64) + "/github",
 			Body: `{}`, Header: map[string]string{"X-GitHub-Event": "ping"}})
 		wantError(t, res, 401, "NotAuthenticated")
 	})
