@@ -125,6 +125,7 @@ var githubEvents = map[string]func(p *githubPayload) (desc, colour string, by *g
 	"pull_request":       githubPullRequest,
 }
 
+// errGitHubPayload answers a delivery that lacks what its event needs.
 var errGitHubPayload = chat.ErrInvalidOperation
 
 func githubStar(p *githubPayload) (string, string, *githubUser, error) {
