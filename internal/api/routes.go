@@ -19,4 +19,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesMessages(mux)
 	a.routesSafety(mux)
 	a.routesAdmin(mux)
+	a.routesWebhooks(mux)
 }

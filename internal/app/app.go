@@ -116,6 +116,9 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+	// WebhooksOff turns webhooks off: their use cases answer
+	// FeatureDisabled.
+	WebhooksOff bool
 }
 
 // App runs the use cases.
@@ -144,6 +147,8 @@ type App struct {
 	mailing    sync.WaitGroup // mails being retried
 	closing    chan struct{}  // closed by Close
 	closeOnce  sync.Once
+	// webhooksOff makes every webhook use case answer FeatureDisabled.
+	webhooksOff bool
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -179,7 +184,7 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, webhooksOff: d.WebhooksOff,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		mailRetry: d.MailRetry, closing: make(chan struct{}),
 		nonces:       newNonces(nonceCapacity),

@@ -165,7 +165,7 @@ func pushName(u *chat.User) string {
 // recipient of a direct message or group, and in server channels the
 // users it mentions. Messages sent with SuppressNotifications push
 // nothing.
-func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Message, author *chat.User, mentions []chat.ID) {
+func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Message, from sender, mentions []chat.ID) {
 	if a.pusher == nil || m.Flags&chat.MessageFlagSuppressNotifications != 0 {
 		return
 	}
@@ -178,7 +178,7 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 	}
 	var users []chat.ID
 	for _, u := range to {
-		if u != author.ID {
+		if u != from.id {
 			users = append(users, u)
 		}
 	}
@@ -195,7 +195,17 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 	if body == "" && len(m.Attachments) > 0 {
 		body = fmt.Sprintf("%d attachment(s)", len(m.Attachments))
 	}
-	n := PushNotification{Type: "Message", Author: pushName(author), Icon: a.pushIcon(author), Body: body,
+	var author, icon string
+	switch {
+	case from.user != nil:
+		author, icon = pushName(from.user), a.pushIcon(from.user)
+	case from.webhook != nil:
+		author = from.webhook.Name
+		if from.webhook.Avatar != nil && a.filesURL != "" {
+			icon = fmt.Sprintf("%s/avatars/%s", a.filesURL, *from.webhook.Avatar)
+		}
+	}
+	n := PushNotification{Type: "Message", Author: author, Icon: icon, Body: body,
 		Tag: string(ch.ID), Timestamp: m.ID.Time().UnixMilli(), Channel: ch.ID, Message: m.ID}
 	if ch.Server != "" {
 		n.URL = fmt.Sprintf("%s/server/%s/channel/%s/%s", a.appURL, ch.Server, ch.ID, m.ID)
