@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	natstest "github.com/nats-io/nats-server/v2/test"
+
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
@@ -287,5 +289,35 @@ func TestBackupRestore(t *testing.T) {
 	}
 	if _, err := ermine(t, "--data", t.TempDir(), "restore", junk); err == nil {
 		t.Error("restoring junk succeeded")
+	}
+}
+
+// TestAdminCommandOverNATS: with a shared bus, the command publishes its
+// events there, and the node relays nothing from the store.
+func TestAdminCommandOverNATS(t *testing.T) {
+	opts := natstest.DefaultTestOptions
+	opts.Port = -1
+	srv := natstest.RunServer(&opts)
+	t.Cleanup(srv.Shutdown)
+	dir := t.TempDir()
+	h := apitest.Start(t, apitest.NoRateLimits, func(c *config.Config) {
+		c.Data = dir
+		c.Bus = config.Bus{Kind: config.BusNATS, URL: srv.ClientURL()}
+	})
+	bob := h.NewUser("Bob")
+	sock := h.Connect(bob.Token)
+	env := map[string]string{"ERMINE_BUS_KIND": "nats", "ERMINE_BUS_URL": srv.ClientURL()}
+	var out, errOut strings.Builder
+	if err := run(context.Background(), []string{"--data", dir, "admin", "disable", string(bob.ID)},
+		func(k string) string { return env[k] }, &out, &errOut); err != nil {
+		t.Fatalf("admin disable: %v\n%s", err, errOut.String())
+	}
+	if strings.Contains(out.String(), "in-process") {
+		t.Errorf("over NATS the command said %q", out.String())
+	}
+	sock.Expect("Logout")
+	evs, err := h.Server.Store.TakeRelayEvents(context.Background(), 10)
+	if err != nil || len(evs) != 0 {
+		t.Errorf("relayed events over NATS = %v, %v", evs, err)
 	}
 }
