@@ -97,6 +97,13 @@ func TestWebPush(t *testing.T) {
 
 	// Connected, Bob gets the event instead of a push.
 	sock := h.Connect(bob.Token)
+	// The node counts the connection just after Ready; wait until it does.
+	for deadline := time.Now().Add(5 * time.Second); h.Get("/users/"+string(bob.ID), alice.Token).Map(t)["online"] != true; {
+		if time.Now().After(deadline) {
+			t.Fatal("Bob never shows online")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	sendText(t, h, alice.Token, dmID, "hello again")
 	sock.Expect("Message")
 	svc.None(300 * time.Millisecond)
