@@ -41,6 +41,10 @@ func TestAdminCommandWhileServing(t *testing.T) {
 	if err := h.Server.Store.InsertMessage(ctx, &chat.Message{ID: chat.NewID(), Channel: ch.ID, Author: bob.ID, Content: &content}); err != nil {
 		t.Fatal(err)
 	}
+	if err := h.Server.Store.InsertFile(ctx, &chat.FileRecord{File: chat.File{ID: "bobs-upload", Tag: "attachments",
+		Filename: "cat.png", ContentType: "image/png"}, Hash: "h", UploaderID: bob.ID, UploadedAt: chat.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	sock := h.Connect(bob.Token)
 
 	// Disabling from the command line logs the running node's sockets out.
@@ -127,6 +131,9 @@ func TestAdminCommandWhileServing(t *testing.T) {
 	}
 	if msgs := x["messages"].([]any); len(msgs) != 1 || msgs[0].(map[string]any)["content"] != content {
 		t.Errorf("exported messages = %v", x["messages"])
+	}
+	if ups := x["uploads"].([]any); len(ups) != 1 || ups[0].(map[string]any)["filename"] != "cat.png" {
+		t.Errorf("exported uploads = %v", x["uploads"])
 	}
 	if x["user"].(map[string]any)["username"] != "Bob" || x["account"].(map[string]any)["email"] != bob.Email {
 		t.Errorf("export = %s", raw)

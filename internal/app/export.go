@@ -24,6 +24,7 @@ type UserExport struct {
 	Bots          []ExportBot             `json:"bots"`
 	Reports       []*chat.Report          `json:"reports_filed"`
 	Messages      []*chat.Message         `json:"messages"`
+	Uploads       []*chat.FileRecord      `json:"uploads"`
 	Unreads       []*chat.ChannelUnread   `json:"unreads"`
 }
 
@@ -124,6 +125,21 @@ func (a *App) ExportUser(ctx context.Context, ref string) (*UserExport, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+	}
+	var afterFile string
+	for {
+		page, err := a.store.FetchFilesByUploader(ctx, id, afterFile, exportPage)
+		if err != nil {
+			return nil, dbError("fetch uploads", err)
+		}
+		x.Uploads = append(x.Uploads, page...)
+		if len(page) < exportPage {
+			break
+		}
+		afterFile = page[len(page)-1].ID
+	}
+	if x.Uploads == nil {
+		x.Uploads = []*chat.FileRecord{}
 	}
 	if x.Relationships == nil {
 		x.Relationships = []chat.Relationship{}

@@ -429,6 +429,9 @@ type Platform interface {
 	// FetchMessagesByAuthor lists the messages written by author, oldest
 	// first, with ids > after when after is set, at most limit.
 	FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, limit int) ([]*chat.Message, error)
+	// FetchFilesByUploader lists the file records uploaded by uploader
+	// (deleted ones too) ordered by id, with ids > after, at most limit.
+	FetchFilesByUploader(ctx context.Context, uploader chat.ID, after string, limit int) ([]*chat.FileRecord, error)
 	// CountObjects counts what the instance holds.
 	CountObjects(ctx context.Context) (Counts, error)
 	// InsertRelayEvent keeps a frame for a running node to publish on topic.

@@ -19,8 +19,8 @@ func (s *DB) InsertFile(ctx context.Context, f *chat.FileRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, `INSERT INTO files (id, hash, used, deleted, uploaded_at, data) VALUES (?, ?, ?, ?, ?, ?)`,
-		f.ID, f.Hash, used(f), deletedFlag(f), f.UploadedAt.Millis(), data)
+	_, err = s.exec(ctx, `INSERT INTO files (id, hash, used, deleted, uploaded_at, uploader_id, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.Hash, used(f), deletedFlag(f), f.UploadedAt.Millis(), f.UploaderID, data)
 	return err
 }
 

@@ -31,6 +31,12 @@ func (s *DB) FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, l
 		author, after, limit)
 }
 
+// FetchFilesByUploader lists an uploader's file records by id.
+func (s *DB) FetchFilesByUploader(ctx context.Context, uploader chat.ID, after string, limit int) ([]*chat.FileRecord, error) {
+	return many[chat.FileRecord](ctx, s, `SELECT data FROM files WHERE uploader_id = ? AND id > ? ORDER BY id LIMIT ?`,
+		uploader, after, limit)
+}
+
 // CountObjects counts what the instance holds.
 func (s *DB) CountObjects(ctx context.Context) (store.Counts, error) {
 	var c store.Counts

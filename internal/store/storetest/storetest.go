@@ -1103,6 +1103,30 @@ func testPlatform(t *testing.T, s store.Store) {
 	must(t, err)
 	same(t, len(msgs), 1)
 
+	var uploads []string
+	for i := range 3 {
+		uploader := a.ID
+		if i == 1 {
+			uploader = b.ID
+		}
+		f := &chat.FileRecord{File: chat.File{ID: fmt.Sprint("file", i), Tag: "attachments", Filename: "f", ContentType: "text/plain"},
+			Hash: fmt.Sprint("hash", i), UploaderID: uploader, UploadedAt: chat.Now()}
+		must(t, s.InsertFile(c, f))
+		if uploader == a.ID {
+			uploads = append(uploads, f.ID)
+		}
+	}
+	files, err := s.FetchFilesByUploader(c, a.ID, "", 10)
+	must(t, err)
+	got = []chat.ID{}
+	for _, f := range files {
+		got = append(got, chat.ID(f.ID))
+	}
+	same(t, got, []chat.ID{chat.ID(uploads[0]), chat.ID(uploads[1])})
+	files, err = s.FetchFilesByUploader(c, a.ID, uploads[0], 10)
+	must(t, err)
+	same(t, len(files), 1)
+
 	counts, err := s.CountObjects(c)
 	must(t, err)
 	same(t, counts, store.Counts{Users: 3, Messages: 5})

@@ -12,6 +12,11 @@ CREATE INDEX reports_status ON reports (status, id);
 
 CREATE INDEX messages_author ON messages (author_id, id);
 
+-- Uploads are found by who uploaded them (user exports).
+ALTER TABLE files ADD COLUMN uploader_id TEXT NOT NULL DEFAULT '';
+UPDATE files SET uploader_id = COALESCE(json_extract(data, '$.uploader_id'), '');
+CREATE INDEX files_uploader ON files (uploader_id, id);
+
 -- Frames the admin command could not publish itself (one node on the
 -- in-process bus): the running node takes them out and publishes them.
 CREATE TABLE relay_events (
