@@ -93,6 +93,18 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger) (*Admin
 // startRelay publishes, on a node using the in-process bus, the events
 // the admin command left in the store.
 func (s *Server) startRelay(ctx context.Context) {
+	// Events left while no node ran concern no connection: every client
+	// connecting now gets a fresh Ready. They are dropped.
+	for {
+		evs, err := s.store.TakeRelayEvents(ctx, relayBatch)
+		if err != nil {
+			s.log.Error("drop stale admin events", "err", err)
+			break
+		}
+		if len(evs) < relayBatch {
+			break
+		}
+	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
