@@ -288,6 +288,17 @@ func TestAdminWipe(t *testing.T) {
 		t.Errorf("login after wipe = %d %s", res.Status, res.Body)
 	}
 
+	// A wiped bot's token stops working.
+	botUser, botToken := newBotUser(t, h, member, "spambot")
+	if res := h.Do(apitest.Request{Method: "GET", Path: "/users/@me", Bot: botToken}); res.Status != 200 {
+		t.Fatalf("bot before wipe = %d %s", res.Status, res.Body)
+	}
+	if res := h.Do(apitest.Request{Method: "POST", Path: "/admin/users/" + string(botUser.ID) + "/wipe", Session: admin.Token,
+		Body: map[string]any{"mode": "ban"}}); res.Status != 204 {
+		t.Fatalf("wipe bot = %d %s", res.Status, res.Body)
+	}
+	wantError(t, h.Do(apitest.Request{Method: "GET", Path: "/users/@me", Bot: botToken}), 401, "InvalidSession")
+
 	// Deleting: the user is anonymised and the deletion flag set.
 	victim := h.NewUser("Victim")
 	befriend(t, h, victim, friend)

@@ -305,6 +305,17 @@ func (a *App) AdminWipeUser(ctx context.Context, c *Caller, id chat.ID, mode str
 		if _, err := tx.DeleteSessions(ctx, id, ""); err != nil {
 			return dbError("delete sessions", err)
 		}
+		if u.Bot != nil {
+			// A bot has no sessions: a new token nobody knows ends its access.
+			b, err := tx.FetchBot(ctx, id)
+			if err == nil {
+				b.Token = chat.NewToken(tokenLength)
+				err = tx.UpdateBot(ctx, b)
+			}
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return dbError("revoke bot token", err)
+			}
+		}
 		for _, m := range ms {
 			s, err := tx.FetchServer(ctx, m.ID.Server)
 			if err != nil || s.Owner == id {
