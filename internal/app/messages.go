@@ -253,6 +253,10 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 		}
 	}
 
+	if err := a.checkSlowmode(ctx, c, acc.ch, acc.perms); err != nil {
+		return nil, err
+	}
+
 	nonce := key
 	if nonce == "" && data.Nonce != nil {
 		nonce = *data.Nonce
@@ -719,6 +723,12 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 			if err := perm.Require(acc.perms, perm.ManageMessages); err != nil {
 				return err
 			}
+			if acc.server != nil {
+				if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageDelete,
+					Author: m.Author, Channel: acc.ch.ID}); err != nil {
+					return err
+				}
+			}
 		}
 		if err := tx.DeleteMessage(ctx, m.ID); err != nil {
 			return notFound(err)
@@ -762,6 +772,12 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 		}
 		if deleted, err = tx.DeleteMessages(ctx, acc.ch.ID, ids); err != nil {
 			return dbError("delete messages", err)
+		}
+		if n := len(deleted); n > 0 && acc.server != nil {
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageBulkDelete,
+				Channel: acc.ch.ID, Count: &n}); err != nil {
+				return err
+			}
 		}
 		var files []string
 		for _, m := range msgs {
@@ -818,6 +834,16 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 			m.Pinned = &pin
 		} else {
 			m.Pinned = nil
+		}
+		if acc.server != nil {
+			typ := chat.AuditMessagePin
+			if !pin {
+				typ = chat.AuditMessageUnpin
+			}
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: typ, Message: id,
+				Channel: acc.ch.ID}); err != nil {
+				return err
+			}
 		}
 		return dbError("update message", tx.UpdateMessage(ctx, m))
 	})

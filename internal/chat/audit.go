@@ -103,3 +103,11 @@ func (a *AuditAction) Users() []ID {
 	}
 	return ids
 }
+
+// AuditLogPage answers an audit log query with include_users=true.
+// Served document: AuditLogQueryResponse
+type AuditLogPage struct {
+	AuditLogs []*AuditLogEntry `json:"audit_logs"`
+	Users     []*User          `json:"users"`
+	Members   []*Member        `json:"members"`
+}
