@@ -35,7 +35,8 @@ var statuses = map[string]int{
 	"AlreadyOnboarded": 403, "BlockedByOther": 403, "NotFriends": 403, "CannotEditMessage": 403,
 	"GroupTooLarge": 403, "Banned": 403, "BotIsPrivate": 403, "MissingPermission": 403,
 	"MissingUserPermission": 403, "NotElevated": 403, "NotPrivileged": 403,
-	"CannotGiveMissingPermissions": 403, "NotOwner": 403, "CannotDeleteMessage": 403, "UnverifiedAccount": 403, "LockedOut": 403,
+	"CannotGiveMissingPermissions": 403, "NotOwner": 403, "CannotDeleteMessage": 403,
+	"CantCreateServers": 403, "UnverifiedAccount": 403, "LockedOut": 403,
 
 	"UnknownUser": 404, "UnknownChannel": 404, "UnknownMessage": 404, "NotInGroup": 404,
 	"UnknownServer": 404, "InvalidRole": 404, "NotFound": 404,

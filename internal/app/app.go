@@ -37,6 +37,8 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool
 
 	// Uploads is the largest upload accepted per file tag, in bytes.
 	Uploads map[string]int64

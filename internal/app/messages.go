@@ -61,8 +61,10 @@ func channelMessage(ctx context.Context, st store.Store, channel, id chat.ID) (*
 }
 
 // authorView is the sender as a sent message and its Message event show
-// it: relationship None (the gateway sets each receiver's own), no
-// relations, and an invisible sender shown offline.
+// it: relationship None, as the reference sends it (one event goes to
+// every receiver, so it cannot hold each one's relationship; clients take
+// it from the users they hold), no relations, and an invisible sender
+// shown offline.
 func (a *App) authorView(u *chat.User) *chat.User {
 	v := *u
 	v.Relations = nil
@@ -280,12 +282,36 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 		return nil, err
 	}
 	a.lastMessages.record(acc.ch.ID, m.ID)
+	if err := a.activateDirectMessage(ctx, acc.ch, m.ID); err != nil {
+		return nil, err
+	}
 
 	out := *m
 	out.User = a.authorView(c.User)
 	out.Member = acc.member
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
 	return &out, nil
+}
+
+// activateDirectMessage opens a direct message that its first message (or
+// the first since it was closed) makes active: it is stored at once, not
+// with the batched last message ids, and both participants hear
+// ChannelUpdate {active: true}, as in the reference, so their clients
+// list the conversation without a reload.
+func (a *App) activateDirectMessage(ctx context.Context, ch *chat.Channel, message chat.ID) error {
+	if ch.ChannelType != chat.ChannelDirectMessage || (ch.Active != nil && *ch.Active) {
+		return nil
+	}
+	if err := a.store.SetLastMessage(ctx, ch.ID, message); err != nil {
+		return dbError("activate direct message", err)
+	}
+	topics := make([]string, 0, len(ch.Recipients))
+	for _, r := range ch.Recipients {
+		topics = append(topics, event.Private(r))
+	}
+	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
+		Data: chat.Partial{"active": true}, Clear: []string{}}, topics...)
+	return nil
 }
 
 // insertMessage stores a new message with its uploads and mentions in one

@@ -16,6 +16,9 @@ func (a *App) CreateServer(ctx context.Context, c *Caller, data chat.ServerCreat
 	if c.IsBot() {
 		return nil, chat.ErrIsBot
 	}
+	if a.limits.RestrictServerCreation && !c.User.Privileged {
+		return nil, chat.ErrCantCreateServers
+	}
 	sid, cid := chat.NewID(), chat.NewID()
 	general := &chat.Channel{ChannelType: chat.ChannelText, ID: cid, Server: sid, Name: "General"}
 	s := &chat.Server{ID: sid, Owner: c.ID(), Name: data.Name, Description: data.Description,
@@ -63,6 +66,9 @@ func (a *App) FetchServer(ctx context.Context, c *Caller, id chat.ID, includeCha
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := a.countMembers(ctx, x.server); err != nil {
+		return nil, nil, err
+	}
 	if !includeChannels {
 		return x.server, nil, nil
 	}
@@ -71,6 +77,18 @@ func (a *App) FetchServer(ctx context.Context, c *Caller, id chat.ID, includeCha
 		return nil, nil, err
 	}
 	return x.server, channels, nil
+}
+
+// countMembers fills in the server's approximate_member_count (reference
+// 0.15.0) for a response; events and stored servers go without it.
+func (a *App) countMembers(ctx context.Context, s *chat.Server) error {
+	n, err := a.store.CountMembers(ctx, s.ID)
+	if err != nil {
+		return dbError("count members", err)
+	}
+	count := int64(n)
+	s.ApproximateMemberCount = &count
+	return nil
 }
 
 // serverWire maps the removable fields of a server to their wire names.
@@ -136,6 +154,9 @@ func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.S
 	if len(changed) > 0 || len(clear) > 0 {
 		a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 			Data: changed, Clear: clear}, event.Of(id))
+	}
+	if err := a.countMembers(ctx, s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -86,6 +86,7 @@ var (
 	ErrCannotEditMessage              = errType("CannotEditMessage")
 	ErrCannotDeleteMessage            = errType("CannotDeleteMessage") // reference 0.13.0
 	ErrHeaderTooLarge                 = errType("HeaderTooLarge")      // reference 0.14.0
+	ErrCantCreateServers              = errType("CantCreateServers")   // reference 0.12.0
 	ErrCannotJoinCall                 = errType("CannotJoinCall")
 	ErrEmptyMessage                   = errType("EmptyMessage")
 	ErrPayloadTooLarge                = errType("PayloadTooLarge")
