@@ -348,7 +348,7 @@ func testServers(t *testing.T, s store.Store) {
 	owner := chat.NewID()
 	sv := newServer(owner)
 	role := chat.NewID()
-	sv.Roles = map[chat.ID]chat.Role{role: {Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
+	sv.Roles = map[chat.ID]chat.Role{role: {ID: role, Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
 	sv.Categories = []chat.Category{{ID: "cat", Title: "Talk", Channels: []chat.ID{chat.NewID()}}}
 	sv.SystemMessages = &chat.SystemMessageChannels{UserJoined: ptr(chat.NewID())}
 	must(t, s.InsertServer(c, sv))
