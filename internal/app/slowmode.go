@@ -15,12 +15,12 @@ import (
 // (UserSlowmodes). Holders of BypassSlowmode (owners among them) are not
 // held. When the window store fails the send goes ahead, as in the
 // reference: slowmode is a courtesy, not a guarantee.
-func (a *App) checkSlowmode(ctx context.Context, c *Caller, ch *chat.Channel, held perm.Set) error {
+func (a *App) checkSlowmode(ctx context.Context, user chat.ID, ch *chat.Channel, held perm.Set) error {
 	if ch.ChannelType != chat.ChannelText || ch.Slowmode == nil || *ch.Slowmode <= 0 || held.Has(perm.BypassSlowmode) {
 		return nil
 	}
 	d := time.Duration(*ch.Slowmode) * time.Second
-	w, err := a.slowmodes.Start(ctx, c.ID(), ch.ID, d)
+	w, err := a.slowmodes.Start(ctx, user, ch.ID, d)
 	if err != nil {
 		a.log.WarnContext(ctx, "slowmode: sending without it", "channel", ch.ID, "err", err)
 		return nil
@@ -28,8 +28,8 @@ func (a *App) checkSlowmode(ctx context.Context, c *Caller, ch *chat.Channel, he
 	if w == nil {
 		return nil
 	}
-	if ev, err := a.UserSlowmodes(ctx, c.ID()); err == nil && ev != nil {
-		a.publish(ctx, chat.EvUserSlowmodes, ev, event.Private(c.ID()))
+	if ev, err := a.UserSlowmodes(ctx, user); err == nil && ev != nil {
+		a.publish(ctx, chat.EvUserSlowmodes, ev, event.Private(user))
 	}
 	return chat.ErrInSlowmode(seconds(w.Left))
 }
