@@ -733,3 +733,34 @@ func TestMessageAuthorRelationship(t *testing.T) {
 		t.Fatalf("Message = %s", e.Raw)
 	}
 }
+
+// Webhook changes members make in server channels are in the audit log;
+// token holders act as nobody and are not.
+func TestAuditLogWebhooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *config.Config) { c.Webhooks.Enabled = true })
+	owner := e.h.NewUser("Owner")
+	sid, general := e.server(t, owner, "Hooks")
+	res := reasonCall(t, e, owner, http.MethodPost, "/channels/"+general+"/webhooks", "ci", map[string]any{"name": "CI"}, http.StatusOK)
+	hook := res.Map(t)
+	id, token := hook["id"].(string), hook["token"].(string)
+	e.call(t, owner, http.MethodPatch, "/webhooks/"+id, map[string]any{"name": "Builds"}, http.StatusOK)
+	e.call(t, nil, http.MethodPatch, "/webhooks/"+id+"/"+token, map[string]any{"name": "By token"}, http.StatusOK)
+	e.call(t, owner, http.MethodDelete, "/webhooks/"+id, nil, http.StatusNoContent)
+	got := auditEntries(t, e, owner, sid, "?type=WebhookCreate&type=WebhookEdit&type=WebhookDelete")
+	if len(got) != 3 {
+		t.Fatalf("entries = %v", got)
+	}
+	for i, w := range []map[string]any{
+		{"type": "WebhookDelete", "webhook": id, "channel": general, "name": "By token"},
+		{"type": "WebhookEdit", "webhook": id, "channel": general, "partial": map[string]any{"name": "Builds"}},
+		{"type": "WebhookCreate", "webhook": id, "channel": general, "name": "CI"},
+	} {
+		if !jsonEqual(got[i]["action"], w) {
+			t.Errorf("entry %d = %v, want %v", i, got[i]["action"], w)
+		}
+	}
+	if got[2]["reason"] != "ci" {
+		t.Errorf("reason = %v", got[2]["reason"])
+	}
+}
