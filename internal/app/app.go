@@ -18,6 +18,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 )
 
@@ -36,6 +37,8 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool
 
 	// Uploads is the largest upload accepted per file tag, in bytes.
 	Uploads map[string]int64
@@ -94,6 +97,9 @@ type Deps struct {
 	Now func() time.Time
 	// Presence tracks connected users; an in-process tracker when nil.
 	Presence presence.Tracker
+	// Slowmodes keeps slowmode windows; in-process when nil. Nodes that
+	// share users pass a shared implementation (slowmode.Redis).
+	Slowmodes slowmode.Windows
 
 	// Mailer sends account mail (verification, password reset, deletion);
 	// nil when email is off, and then new accounts are verified at once.
@@ -123,14 +129,15 @@ type Deps struct {
 
 // App runs the use cases.
 type App struct {
-	store  store.Store
-	bus    pubsub.Bus
-	log    *slog.Logger
-	limits Limits
-	now    func() time.Time
-	online presence.Tracker
-	blobs  blob.Store
-	files  fileState
+	store     store.Store
+	bus       pubsub.Bus
+	log       *slog.Logger
+	limits    Limits
+	now       func() time.Time
+	online    presence.Tracker
+	slowmodes slowmode.Windows
+	blobs     blob.Store
+	files     fileState
 
 	avatars defaultAvatars // drawn on first use
 
@@ -173,6 +180,9 @@ func New(d Deps) *App {
 	if d.MailRetry <= 0 {
 		d.MailRetry = 30 * time.Second
 	}
+	if d.Slowmodes == nil {
+		d.Slowmodes = slowmode.NewMemory(d.Now)
+	}
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
@@ -184,7 +194,7 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs, webhooksOff: d.WebhooksOff,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		mailRetry: d.MailRetry, closing: make(chan struct{}),
 		nonces:       newNonces(nonceCapacity),

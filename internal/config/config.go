@@ -34,6 +34,7 @@ type Config struct {
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
 	Limits       Limits       `toml:"limits"`
+	Legal        Legal        `toml:"legal"`
 	Log          Log          `toml:"log"`
 }
 
@@ -239,6 +240,16 @@ type Limits struct {
 	// RateLimits applies the per-client request rate limits. Off only
 	// behind a proxy that limits requests itself, or in tests.
 	RateLimits bool `toml:"rate_limits"`
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool `toml:"restrict_server_creation"`
+}
+
+// Legal links the instance's legal documents; clients show them (GET /
+// features.legal_links). Empty values are sent as null.
+type Legal struct {
+	TermsOfService string `toml:"terms_of_service"` // http(s) URL of the terms of service
+	PrivacyPolicy  string `toml:"privacy_policy"`   // http(s) URL of the privacy policy
+	Guidelines     string `toml:"guidelines"`       // http(s) URL of the community guidelines
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -248,6 +259,10 @@ type UserLimits struct {
 	MessageLength          int `toml:"message_length"` // bytes of content plus embed descriptions
 	MessageAttachments     int `toml:"message_attachments"`
 	Servers                int `toml:"servers"` // servers created or joined
+	// VoiceQuality is the audio bitrate voice clients are told to use,
+	// in bits per second, and Video whether they may send video.
+	VoiceQuality int  `toml:"voice_quality"`
+	Video        bool `toml:"video"`
 }
 
 // ForAge returns the limits for an account of the given age.
@@ -301,6 +316,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                100,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			NewUser: UserLimits{
 				OutgoingFriendRequests: 5,
@@ -308,6 +325,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                50,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			GroupSize:        100,
 			MessageEmbeds:    5,

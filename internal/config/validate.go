@@ -29,6 +29,9 @@ func (c Config) Validate() error {
 	v.url("public.events_url", c.Public.EventsURL, "ws", "wss")
 	v.url("public.files_url", c.Public.FilesURL, "http", "https")
 	v.url("public.app_url", c.Public.AppURL, "http", "https")
+	v.url("legal.terms_of_service", c.Legal.TermsOfService, "http", "https")
+	v.url("legal.privacy_policy", c.Legal.PrivacyPolicy, "http", "https")
+	v.url("legal.guidelines", c.Legal.Guidelines, "http", "https")
 
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		v.add("database.url", "must start with postgres:// or postgresql://, or be empty")
