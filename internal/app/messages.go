@@ -281,6 +281,9 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	out.User = a.authorView(c.User)
 	out.Member = acc.member
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
+	if acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
 	return &out, nil
 }
 
@@ -696,6 +699,9 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 	}
 	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
 		Channel: m.Channel, Data: changes, Clear: []string{}}, event.Of(m.Channel))
+	if data.Content != nil && acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
 	if len(m.Embeds) == 0 {
 		m.Embeds = nil
 	}
@@ -841,21 +847,5 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 // AppendEmbeds adds embeds to a stored message and tells the channel with
 // MessageAppend. Link previews use it once they resolve.
 func (a *App) AppendEmbeds(ctx context.Context, channel, message chat.ID, embeds []chat.Embed) error {
-	if len(embeds) == 0 {
-		return nil
-	}
-	err := a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, channel, message)
-		if err != nil {
-			return err
-		}
-		m.Embeds = append(m.Embeds, embeds...)
-		return dbError("update message", tx.UpdateMessage(ctx, m))
-	})
-	if err != nil {
-		return err
-	}
-	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
-		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, event.Of(channel))
-	return nil
+	return a.appendEmbeds(ctx, channel, message, nil, embeds)
 }
