@@ -34,20 +34,20 @@ const (
 // reach, beyond what netip.Addr's own predicates (loopback, private,
 // link-local, multicast, unspecified) already cover.
 var forbiddenPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: reaches IPv4 space
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("2002::/16"),       // 6to4: embeds an IPv4 address
-	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
-	netip.MustParsePrefix("fc00::/7"),        // unique-local (also IsPrivate)
-	netip.MustParsePrefix("169.254.0.0/16"),  // link-local (also IsLinkLocalUnicast)
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and broadcast
+	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: reaches IPv4 space
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
+	netip.MustParsePrefix("2001:db8::/32"),  // documentation
+	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
+	netip.MustParsePrefix("100::/64"),       // discard-only
+	netip.MustParsePrefix("2002::/16"),      // 6to4: embeds an IPv4 address
+	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("fc00::/7"),       // unique-local (also IsPrivate)
+	netip.MustParsePrefix("169.254.0.0/16"), // link-local (also IsLinkLocalUnicast)
 	netip.MustParsePrefix("255.255.255.255/32"),
 }
 

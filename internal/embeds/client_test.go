@@ -130,7 +130,7 @@ func TestClientRefusesForbiddenAddresses(t *testing.T) {
 func TestClientRealResolver(t *testing.T) {
 	srv, hits := counting(t)
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
-	ips, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", "localhost.")
+	ips, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", "localhost")
 	if err != nil || len(ips) == 0 {
 		t.Skip("localhost does not resolve here")
 	}

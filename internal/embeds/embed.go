@@ -25,9 +25,9 @@ import (
 
 	"github.com/abema/go-mp4"
 	"github.com/hashicorp/golang-lru/v2/expirable"
-	"golang.org/x/net/html/charset"
 	_ "golang.org/x/image/bmp"  // idem
 	_ "golang.org/x/image/webp" // idem
+	"golang.org/x/net/html/charset"
 	"golang.org/x/sync/singleflight"
 
 	"ermine/internal/chat"
