@@ -13,9 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"ermine/internal/chat"
+	"ermine/internal/embeds/embedstest"
 )
 
-func newService(t *testing.T, site *Site) *Service {
+func newService(t *testing.T, site *embedstest.Site) *Service {
 	t.Helper()
 	return New(Options{
 		Client:        NewClient(ClientOptions{UserAgent: "test", AllowedPrivateHosts: []string{"127.0.0.1"}}),
@@ -24,7 +25,7 @@ func newService(t *testing.T, site *Site) *Service {
 }
 
 func TestEmbedKinds(t *testing.T) {
-	site := NewSite(t)
+	site := embedstest.NewSite(t)
 	s := newService(t, site)
 	u := site.URL
 	img := func(size string, w, h int) *chat.EmbedImage {
@@ -66,7 +67,7 @@ func TestEmbedKinds(t *testing.T) {
 }
 
 func TestEmbedErrors(t *testing.T) {
-	site := NewSite(t)
+	site := embedstest.NewSite(t)
 	s := newService(t, site)
 	for _, tt := range []struct {
 		name, url string
@@ -91,7 +92,7 @@ func TestEmbedErrors(t *testing.T) {
 // TestEmbedCache: a result is served from the cache for a minute, so a
 // page that changed is not fetched again.
 func TestEmbedCache(t *testing.T) {
-	site := NewSite(t)
+	site := embedstest.NewSite(t)
 	s := newService(t, site)
 	hits := 0
 	site.Mux.HandleFunc("GET /counted", func(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +111,7 @@ func TestEmbedCache(t *testing.T) {
 }
 
 func TestTruncation(t *testing.T) {
-	site := NewSite(t)
+	site := embedstest.NewSite(t)
 	s := newService(t, site)
 	long := strings.Repeat("é", 3000)
 	site.Mux.HandleFunc("GET /long", func(w http.ResponseWriter, r *http.Request) {
@@ -177,7 +178,7 @@ func TestSpecials(t *testing.T) {
 }
 
 func TestProxy(t *testing.T) {
-	site := NewSite(t)
+	site := embedstest.NewSite(t)
 	s := newService(t, site)
 	t.Run("thumbnail", func(t *testing.T) {
 		m, err := s.Proxy(context.Background(), site.URL+"/img/big.png")
@@ -203,7 +204,7 @@ func TestProxy(t *testing.T) {
 	})
 	t.Run("gif passes", func(t *testing.T) {
 		m, err := s.Proxy(context.Background(), site.URL+"/img/anim.gif")
-		if err != nil || m.ContentType != "image/gif" || !bytes.Equal(m.Body, GIF(t)) {
+		if err != nil || m.ContentType != "image/gif" || !bytes.Equal(m.Body, embedstest.GIF(t)) {
 			t.Fatalf("%s, %v", m.ContentType, err)
 		}
 	})

@@ -1,4 +1,6 @@
-package embeds
+// Package embedstest serves, on loopback, the pages, images, videos and
+// oEmbed answers that link preview tests fetch.
+package embedstest
 
 import (
 	"bytes"
