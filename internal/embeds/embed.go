@@ -137,7 +137,7 @@ func (s *Service) Embed(ctx context.Context, raw string) (chat.Embed, error) {
 		return embedResult(e)
 	}
 	v, err, _ := s.group.Do("embed\x00"+raw, func() (any, error) {
-		e, err := s.generate(context.WithoutCancel(ctx), raw)
+		e, err := s.generate(ctx, raw)
 		if err != nil {
 			return chat.Embed{}, err
 		}

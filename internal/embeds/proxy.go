@@ -55,7 +55,7 @@ func (s *Service) Proxy(ctx context.Context, raw string) (Media, error) {
 		return m, nil
 	}
 	v, err, _ := s.group.Do("proxy\x00"+raw, func() (any, error) {
-		m, err := s.proxyFetch(context.WithoutCancel(ctx), raw)
+		m, err := s.proxyFetch(ctx, raw)
 		if err != nil {
 			return Media{}, err
 		}
