@@ -1,9 +1,17 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"ermine/internal/chat"
+	"ermine/internal/event"
+	"ermine/internal/pubsub/inproc"
+	"ermine/internal/store/sqlite"
 )
 
 func TestLinks(t *testing.T) {
@@ -52,4 +60,75 @@ func FuzzLinks(f *testing.F) {
 			seen[l] = true
 		}
 	})
+}
+
+// gatedPreviewer answers each link with a Website embed titled by the
+// link, once the test lets it.
+type gatedPreviewer struct {
+	started chan string
+	release chan struct{}
+}
+
+func (g *gatedPreviewer) Embed(ctx context.Context, link string) (chat.Embed, error) {
+	g.started <- link
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return chat.Embed{}, ctx.Err()
+	}
+	if strings.Contains(link, "fail") {
+		return chat.Embed{}, errors.New("unreachable")
+	}
+	return chat.Embed{Type: "Website", Title: &link}, nil
+}
+
+// TestPreviewsAfterEdit: a message edited while its links are fetched
+// gets the previews of its new content only, and a link that fails costs
+// nothing to the others.
+func TestPreviewsAfterEdit(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ermine.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	bus := inproc.New(0)
+	t.Cleanup(func() { bus.Close() })
+	g := &gatedPreviewer{started: make(chan string, 16), release: make(chan struct{})}
+	ta := &testApp{App: New(Deps{Store: st, Bus: bus, Limits: DefaultLimits(), Previews: g}), st: st, bus: bus}
+	t.Cleanup(func() { ta.Close() })
+	ctx := context.Background()
+	me := ta.user(t, "me")
+	saved := &chat.Channel{ChannelType: chat.ChannelSavedMessages, ID: chat.NewID(), User: me.ID()}
+	if err := st.InsertChannel(ctx, saved); err != nil {
+		t.Fatal(err)
+	}
+	ev := ta.listen(t, event.Of(saved.ID))
+	content := "https://old.example/a"
+	m, err := ta.SendMessage(ctx, me, saved.ID, chat.MessageSend{Content: &content}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.expect([2]string{chat.EvMessage, event.Of(saved.ID)})
+	if got := <-g.started; got != "https://old.example/a" {
+		t.Fatalf("fetching %s", got)
+	}
+	edited := "https://new.example/b https://fail.example/c"
+	if _, err := ta.EditMessage(ctx, me, saved.ID, m.ID, chat.MessageEdit{Content: &edited}); err != nil {
+		t.Fatal(err)
+	}
+	ev.expect([2]string{chat.EvMessageUpdate, event.Of(saved.ID)})
+	close(g.release) // every fetch, old and new, finishes now
+	got := ev.expect([2]string{chat.EvMessageAppend, event.Of(saved.ID)})[0]
+	embeds := got.body["append"].(map[string]any)["embeds"].([]any)
+	if len(embeds) != 1 || embeds[0].(map[string]any)["title"] != "https://new.example/b" {
+		t.Errorf("appended %v, want only the new link's preview", embeds)
+	}
+	ev.none()
+	stored, err := st.FetchMessage(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Embeds) != 1 || *stored.Embeds[0].Title != "https://new.example/b" {
+		t.Errorf("stored embeds %+v", stored.Embeds)
+	}
 }

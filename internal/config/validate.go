@@ -63,8 +63,8 @@ func (c Config) Validate() error {
 	}
 
 	if e := c.Embeds; e.Enabled {
-		if e.Links < 0 || e.Links > 10 {
-			v.add("embeds.links", "must be between 0 and 10")
+		if e.Links < 1 || e.Links > 10 {
+			v.add("embeds.links", "must be between 1 and 10")
 		}
 		if e.Workers < 1 {
 			v.add("embeds.workers", "must be at least 1")
