@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeResolver answers every lookup of a name in its table, as a DNS
@@ -257,5 +258,27 @@ func TestBlockedDomains(t *testing.T) {
 	}
 	if _, err := c.Get(context.Background(), "http://notblocked.example/", "", 1); errors.Is(err, ErrForbidden) {
 		t.Errorf("notblocked.example refused as blocked: %v", err)
+	}
+}
+
+// TestClientTimeouts: a server that accepts but never answers is given up
+// on; the limits themselves are the reference's 10 s total, 5 s connect.
+func TestClientTimeouts(t *testing.T) {
+	c := NewClient(ClientOptions{AllowedPrivateHosts: []string{"127.0.0.1"}})
+	tr := c.http.Transport.(*http.Transport)
+	if c.http.Timeout != 10*time.Second || tr.TLSHandshakeTimeout != 5*time.Second || tr.Proxy != nil {
+		t.Errorf("timeout %v, TLS handshake %v, proxy set %v", c.http.Timeout, tr.TLSHandshakeTimeout, tr.Proxy != nil)
+	}
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	defer srv.Close()
+	defer close(hang)
+	c.http.Timeout = 200 * time.Millisecond // the same mechanism, shortened
+	start := time.Now()
+	if _, err := c.Get(context.Background(), srv.URL, "", 1024); err == nil {
+		t.Fatal("a server that never answers was not given up on")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("gave up after %v", d)
 	}
 }
