@@ -80,6 +80,7 @@ const (
 var (
 	reDiscordUA = regexp.MustCompile(`^(?:(?:vx|fx)?twitter|(?:fixv|fixup)?x|(?:old\.|new\.|www\.)?reddit|(?:www\.)?klipy)\.com$`)
 	reNewReddit = regexp.MustCompile(`^https?://(?:new\.|www\.)?reddit\.com`)
+	reShorts    = regexp.MustCompile(`^(https?://(?:www\.|m\.)?youtube\.com/)shorts/([\w-]+)`)
 )
 
 // Service makes link previews and proxies remote media, with results
@@ -253,7 +254,15 @@ type oEmbed struct {
 // reference does since YouTube stopped serving pages to data centres.
 func (s *Service) youTube(ctx context.Context, raw string) (chat.Embed, error) {
 	id, ts, _ := youTubeID(raw)
-	q := url.Values{"url": {raw}, "format": {"json"}}
+	// Shorts are asked about, and linked to, as ordinary videos.
+	if m := reShorts.FindStringSubmatch(raw); m != nil {
+		rest := strings.TrimPrefix(raw[len(m[0]):], "?")
+		raw = m[1] + "watch?v=" + m[2]
+		if rest != "" && rest[0] != '#' {
+			raw += "&" + rest
+		}
+	}
+	q := url.Values{"url": {"https://www.youtube.com/watch?v=" + id}, "format": {"json"}}
 	resp, _, err := s.fetch(ctx, s.o.YouTubeOEmbed+"?"+q.Encode(), 1<<20)
 	if err != nil {
 		return chat.Embed{}, err

@@ -53,6 +53,15 @@ func TestEmbedKinds(t *testing.T) {
 			Special: &chat.Special{Type: "YouTube", ID: "dQw4w9WgXcQ", Timestamp: ptr("42"),
 				CreatorName: ptr("Rick Astley"), CreatorURL: ptr("https://www.youtube.com/@RickAstleyYT")}}},
 	}
+	shorts := tests[len(tests)-1]
+	shorts.name, shorts.url = "youtube shorts", "https://www.youtube.com/shorts/dQw4w9WgXcQ"
+	shorts.want.URL, shorts.want.Special = ptr("https://www.youtube.com/watch?v=dQw4w9WgXcQ"),
+		&chat.Special{Type: "YouTube", ID: "dQw4w9WgXcQ", CreatorName: ptr("Rick Astley"), CreatorURL: ptr("https://www.youtube.com/@RickAstleyYT")}
+	tests = append(tests, shorts)
+	shared := shorts
+	shared.name, shared.url = "youtube shorts shared", "https://www.youtube.com/shorts/dQw4w9WgXcQ?feature=share"
+	shared.want.URL = ptr("https://www.youtube.com/watch?v=dQw4w9WgXcQ&feature=share")
+	tests = append(tests, shared)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := s.Embed(context.Background(), tt.url)

@@ -30,7 +30,7 @@ type Media struct {
 const thumbnailSide = 1280
 
 // proxyCacheItem is the largest result the proxy keeps in its cache.
-const proxyCacheItem = 4 << 20
+const proxyCacheItem = 1 << 20
 
 // decoders are the image formats the proxy re-encodes, by sniffed type.
 // The format is chosen from the bytes, never from the remote's header.
