@@ -273,6 +273,9 @@ func TestJanuaryRoutes(t *testing.T) {
 		t.Errorf("embed = %d %s", resp.StatusCode, body)
 	}
 	apitest.CheckSchema(t, "Embed", body)
+	if resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("embed CORS headers %v", resp.Header)
+	}
 
 	resp, body = get("/proxy?url=" + url.QueryEscape(site.URL+"/img/red.png"))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" || len(body) == 0 ||

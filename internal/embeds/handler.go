@@ -79,7 +79,17 @@ func (s *Service) Handler(version string, slots int) http.Handler {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(m.Body)
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Nothing here depends on who asks, so any origin may read it.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if r.Method == http.MethodOptions {
+			w.Header().Set("Access-Control-Allow-Methods", "GET, OPTIONS")
+			w.Header().Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // writeError answers with the error body clients know; every january
