@@ -31,14 +31,14 @@ func previewNode(t *testing.T) (*msgFixture, *embedstest.Site) {
 	return &msgFixture{t: t, h: h}, site
 }
 
-// eventSocket is a client's events WebSocket.
-type eventSocket struct {
+// previewSocket is a client's events WebSocket.
+type previewSocket struct {
 	t       *testing.T
 	c       *websocket.Conn
 	packets chan map[string]any
 }
 
-func connectEvents(t *testing.T, h *apitest.Harness, u *apitest.User) *eventSocket {
+func connectPreviewEvents(t *testing.T, h *apitest.Harness, u *apitest.User) *previewSocket {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -48,7 +48,7 @@ func connectEvents(t *testing.T, h *apitest.Harness, u *apitest.User) *eventSock
 		t.Fatalf("dial events: %v", err)
 	}
 	c.SetReadLimit(8 << 20)
-	s := &eventSocket{t: t, c: c, packets: make(chan map[string]any, 256)}
+	s := &previewSocket{t: t, c: c, packets: make(chan map[string]any, 256)}
 	go func() {
 		defer close(s.packets)
 		for {
@@ -68,7 +68,7 @@ func connectEvents(t *testing.T, h *apitest.Harness, u *apitest.User) *eventSock
 }
 
 // wait returns the first packet of type typ matching ok, failing after d.
-func (s *eventSocket) wait(typ string, ok func(map[string]any) bool, d time.Duration) map[string]any {
+func (s *previewSocket) wait(typ string, ok func(map[string]any) bool, d time.Duration) map[string]any {
 	s.t.Helper()
 	deadline := time.After(d)
 	for {
@@ -87,7 +87,7 @@ func (s *eventSocket) wait(typ string, ok func(map[string]any) bool, d time.Dura
 }
 
 // none fails when a packet of type typ matching ok arrives within d.
-func (s *eventSocket) none(typ string, ok func(map[string]any) bool, d time.Duration) {
+func (s *previewSocket) none(typ string, ok func(map[string]any) bool, d time.Duration) {
 	s.t.Helper()
 	deadline := time.After(d)
 	for {
@@ -135,7 +135,7 @@ func TestLinkPreviews(t *testing.T) {
 	f, site := previewNode(t)
 	owner := f.h.NewUser("owner")
 	_, ch := f.server(owner)
-	ws := connectEvents(t, f.h, owner)
+	ws := connectPreviewEvents(t, f.h, owner)
 	u := site.URL
 
 	m := f.sendOK(owner, ch.ID, "og "+u+"/og twitter "+u+"/twitter plain "+u+"/plain\nimage "+u+"/img/red.png and video "+u+"/media/clip.mp4.")
@@ -189,7 +189,7 @@ func TestLinkPreviewsOnEdit(t *testing.T) {
 	f, site := previewNode(t)
 	owner := f.h.NewUser("owner")
 	_, ch := f.server(owner)
-	ws := connectEvents(t, f.h, owner)
+	ws := connectPreviewEvents(t, f.h, owner)
 	m := f.sendOK(owner, ch.ID, site.URL+"/plain")
 	ws.wait("MessageAppend", forMessage(m["_id"]), 15*time.Second)
 	res := f.do(owner, http.MethodPatch, msgPath(ch.ID, m["_id"]), map[string]any{"content": "now " + site.URL + "/og"})
@@ -217,7 +217,7 @@ func TestLinkPreviewsWithheld(t *testing.T) {
 	owner, member := f.h.NewUser("owner"), f.h.NewUser("member")
 	s, ch := f.server(owner)
 	f.join(s, member)
-	ws := connectEvents(t, f.h, owner)
+	ws := connectPreviewEvents(t, f.h, owner)
 
 	quiet := f.channel(s)
 	quiet.DefaultPermissions = &chat.Override{D: int64(perm.SendEmbeds)}
@@ -320,7 +320,7 @@ func TestPreviewsOff(t *testing.T) {
 	}
 	owner := h.NewUser("owner")
 	_, ch := f.server(owner)
-	ws := connectEvents(t, h, owner)
+	ws := connectPreviewEvents(t, h, owner)
 	m := f.sendOK(owner, ch.ID, site.URL+"/og")
 	ws.none("MessageAppend", forMessage(m["_id"]), time.Second)
 	resp, err := http.Get(h.URL + "/january/embed?url=" + url.QueryEscape(site.URL+"/og"))
@@ -330,5 +330,42 @@ func TestPreviewsOff(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("/january/embed with previews off = %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestWebhookLinkPreviews: a webhook's links are always previewed, even
+// when its own permissions leave out SendEmbeds, as in the reference; an
+// edit through its token previews the new link.
+func TestWebhookLinkPreviews(t *testing.T) {
+	f, site := previewNode(t)
+	owner := f.h.NewUser("owner")
+	_, ch := f.server(owner)
+	ws := connectPreviewEvents(t, f.h, owner)
+	res := f.do(owner, http.MethodPost, "/channels/"+string(ch.ID)+"/webhooks", map[string]any{"name": "CI"})
+	if res.Status != http.StatusOK {
+		t.Fatalf("create webhook = %d %s", res.Status, res.Body)
+	}
+	hook := res.Map(t)
+	tokenPath := "/webhooks/" + hook["id"].(string) + "/" + hook["token"].(string)
+	res = f.do(nil, http.MethodPatch, tokenPath, map[string]any{"permissions": int64(perm.SendMessage)})
+	if res.Status != http.StatusOK {
+		t.Fatalf("narrow webhook = %d %s", res.Status, res.Body)
+	}
+	res = f.do(nil, http.MethodPost, tokenPath, map[string]any{"content": "build: " + site.URL + "/plain"})
+	if res.Status != http.StatusOK {
+		t.Fatalf("execute = %d %s", res.Status, res.Body)
+	}
+	m := res.Map(t)
+	got := appended(t, ws.wait("MessageAppend", forMessage(m["_id"]), 15*time.Second))
+	if len(got) != 1 || got[0].Title == nil || *got[0].Title != "Plain Title" {
+		t.Errorf("webhook message previews: %+v", got)
+	}
+	res = f.do(nil, http.MethodPatch, tokenPath+"/"+m["_id"].(string), map[string]any{"content": site.URL + "/twitter"})
+	if res.Status != http.StatusOK {
+		t.Fatalf("edit = %d %s", res.Status, res.Body)
+	}
+	got = appended(t, ws.wait("MessageAppend", forMessage(m["_id"]), 15*time.Second))
+	if len(got) != 1 || got[0].Title == nil || *got[0].Title != "Twitter Title" {
+		t.Errorf("after the webhook's edit: %+v", got)
 	}
 }

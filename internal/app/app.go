@@ -114,6 +114,9 @@ type Deps struct {
 	// PreviewLinks is how many links of a message are previewed (5 when
 	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
 	PreviewLinks, PreviewWorkers int
+	// WebhooksOff turns webhooks off: their use cases answer
+	// FeatureDisabled.
+	WebhooksOff bool
 }
 
 // App runs the use cases.
@@ -135,6 +138,8 @@ type App struct {
 	captcha    Captcha
 	passwords  *auth.Hasher
 	policy     *auth.Policy
+	// webhooksOff makes every webhook use case answer FeatureDisabled.
+	webhooksOff bool
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -174,7 +179,7 @@ func New(d Deps) *App {
 	}
 	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, webhooksOff: d.WebhooksOff,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
