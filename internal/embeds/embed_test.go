@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -233,5 +234,23 @@ func TestProxy(t *testing.T) {
 				t.Errorf("Proxy(%s) = %v, want %s", tt.url, err, tt.want.Type)
 			}
 		})
+	}
+}
+
+// TestUserAgentBySite: sites that serve metadata only to known bots get
+// the Discordbot user agent, as the reference sends; others the client's.
+func TestUserAgentBySite(t *testing.T) {
+	s := New(Options{})
+	for host, want := range map[string]string{
+		"twitter.com": discordUA, "x.com": discordUA, "fxtwitter.com": discordUA, "www.reddit.com": discordUA,
+		"old.reddit.com": discordUA, "klipy.com": discordUA, "example.com": "", "notx.com": "", "x.com.evil.example": "",
+	} {
+		u, _ := url.Parse("https://" + host + "/a")
+		if got := s.userAgent(u); got != want {
+			t.Errorf("%s: user agent %q, want %q", host, got, want)
+		}
+	}
+	if got := reNewReddit.ReplaceAllString("https://www.reddit.com/r/golang/", "https://old.reddit.com"); got != "https://old.reddit.com/r/golang/" {
+		t.Errorf("reddit rewrite = %s", got)
 	}
 }
