@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/gateway":               {"internal/chat", "internal/app", "internal/event", "internal/pubsub", "internal/ratelimit"},
 	"internal/files":                 {"internal/chat", "internal/app", "internal/blob", "internal/ratelimit"},
 	"internal/blob":                  {},
+	"internal/embeds":                {"internal/chat"},
 	"internal/blob/*":                {"internal/blob"},
 	// Only the wiring may import config and concrete implementations.
 	"internal/server":  {"*"},

@@ -122,6 +122,12 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+
+	// Previews makes link previews; nil when they are off.
+	Previews LinkPreviewer
+	// PreviewLinks is how many links of a message are previewed (5 when
+	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
+	PreviewLinks, PreviewWorkers int
 	// WebhooksOff turns webhooks off: their use cases answer
 	// FeatureDisabled.
 	WebhooksOff bool
@@ -164,6 +170,7 @@ type App struct {
 	nonces       *nonces        // recent idempotency keys of sent messages
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
+	previews     *previews      // link preview workers; nil when off
 }
 
 // New returns an App over its dependencies.
@@ -192,7 +199,13 @@ func New(d Deps) *App {
 		// broken build, not a runtime condition.
 		panic("app: " + err.Error())
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
+	if d.PreviewLinks == 0 {
+		d.PreviewLinks = 5
+	}
+	if d.PreviewWorkers == 0 {
+		d.PreviewWorkers = 4
+	}
+	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
 		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
@@ -201,6 +214,8 @@ func New(d Deps) *App {
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
 	}
+	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
+	return a
 }
 
 // Close writes what the app holds back in memory (the channels' newest
@@ -210,6 +225,7 @@ func (a *App) Close() error {
 	a.closeOnce.Do(func() { close(a.closing) })
 	a.mailing.Wait()
 	a.pushing.Wait()
+	a.previews.close()
 	a.lastMessages.close()
 	return nil
 }

@@ -313,6 +313,11 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	}
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
 	a.notifyMessage(ctx, acc.ch, m, from, tracked)
+	// Links are previewed for senders who may send embeds, and always for
+	// webhooks, as in the reference.
+	if from.webhook != nil || acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
 	return &out, nil
 }
 
@@ -685,7 +690,11 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 			return nil, err
 		}
 	}
-	return a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	m, err := a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	if err == nil && data.Content != nil && acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
+	return m, err
 }
 
 // reviseMessage applies an edit to a message of channel that author
@@ -921,21 +930,5 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 // AppendEmbeds adds embeds to a stored message and tells the channel with
 // MessageAppend. Link previews use it once they resolve.
 func (a *App) AppendEmbeds(ctx context.Context, channel, message chat.ID, embeds []chat.Embed) error {
-	if len(embeds) == 0 {
-		return nil
-	}
-	err := a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, channel, message)
-		if err != nil {
-			return err
-		}
-		m.Embeds = append(m.Embeds, embeds...)
-		return dbError("update message", tx.UpdateMessage(ctx, m))
-	})
-	if err != nil {
-		return err
-	}
-	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
-		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, event.Of(channel))
-	return nil
+	return a.appendEmbeds(ctx, channel, message, nil, embeds)
 }

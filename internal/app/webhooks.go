@@ -373,7 +373,11 @@ func (a *App) EditWebhookMessage(ctx context.Context, id chat.ID, token string, 
 			return nil, err
 		}
 	}
-	return a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.limits.Default, data)
+	m, err := a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.limits.Default, data)
+	if err == nil && data.Content != nil {
+		a.queueLinkEmbeds(ctx, m) // always for webhooks
+	}
+	return m, err
 }
 
 // DeleteWebhookMessage deletes a message the webhook sent

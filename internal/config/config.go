@@ -31,6 +31,7 @@ type Config struct {
 	Webhooks     Webhooks     `toml:"webhooks"`
 	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
+	Embeds       Embeds       `toml:"embeds"`
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
 	Limits       Limits       `toml:"limits"`
@@ -45,7 +46,10 @@ type Public struct {
 	APIURL    string `toml:"api_url"`    // http(s) base of the JSON API
 	EventsURL string `toml:"events_url"` // ws(s) URL of the events WebSocket
 	FilesURL  string `toml:"files_url"`  // http(s) base of the file service
-	AppURL    string `toml:"app_url"`    // http(s) URL of the web client, used in links sent by email
+	// EmbedsURL is the http(s) base of the link preview and image proxy
+	// routes (advertised to clients as features.january.url).
+	EmbedsURL string `toml:"embeds_url"`
+	AppURL    string `toml:"app_url"` // http(s) URL of the web client, used in links sent by email
 }
 
 // Database selects the store.
@@ -197,6 +201,34 @@ type Push struct {
 // Enabled reports whether Web Push is configured.
 func (p Push) Enabled() bool { return p.VAPIDPrivateKey != "" }
 
+// Embeds configures link previews and the image proxy. Every request
+// made for them goes through one outbound client that refuses private,
+// loopback and other non-public addresses after DNS resolution.
+type Embeds struct {
+	// Enabled turns link previews on messages and the preview and proxy
+	// routes on.
+	Enabled bool `toml:"enabled"`
+	// Links is how many links of one message are previewed.
+	Links int `toml:"links"`
+	// Workers is how many messages have their links fetched at once.
+	Workers int `toml:"workers"`
+	// UserAgent is sent with every outbound request.
+	UserAgent string `toml:"user_agent"`
+	// HTMLBytes caps a page read for its metadata, MediaBytes an image or
+	// video read for its size or proxied.
+	HTMLBytes  int64 `toml:"html_bytes"`
+	MediaBytes int64 `toml:"media_bytes"`
+	// ProxyCacheEntries bounds the proxied images kept for a minute.
+	ProxyCacheEntries int `toml:"proxy_cache_entries"`
+	// YouTubeOEmbed is the oEmbed endpoint asked about YouTube links.
+	YouTubeOEmbed string `toml:"youtube_oembed_url"`
+	// BlockedDomains are never fetched, nor their subdomains.
+	BlockedDomains []string `toml:"blocked_domains"`
+	// AllowedPrivateHosts may resolve to private or loopback addresses.
+	// Empty in production; tests name their loopback server here.
+	AllowedPrivateHosts []string `toml:"allowed_private_hosts"`
+}
+
 // Voice configures voice channels, served by LiveKit.
 type Voice struct {
 	Enabled bool        `toml:"enabled"`
@@ -303,6 +335,19 @@ func Default() Config {
 		Webhooks:  Webhooks{Enabled: true},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
+		Embeds: Embeds{
+			Enabled:           true,
+			Links:             5,
+			Workers:           4,
+			UserAgent:         "Mozilla/5.0 (compatible; Ermine link previews)",
+			HTMLBytes:         5 << 20,
+			MediaBytes:        20 << 20,
+			ProxyCacheEntries: 256,
+			YouTubeOEmbed:     "https://www.youtube.com/oembed",
+			// Empty, not nil, so a file that spells out [] reads the same.
+			BlockedDomains:      []string{},
+			AllowedPrivateHosts: []string{},
+		},
 		Gateway: Gateway{
 			Keepalive: 60 * time.Second,
 			SendQueue: 256,
@@ -348,7 +393,8 @@ func (c Config) SQLitePath() string { return filepath.Join(c.Data, "ermine.db") 
 // PublicURLs returns c.Public with every empty URL derived from addr, the
 // address the server actually listens on (which differs from c.Listen when
 // its port is 0): api http://<addr>, events ws://<addr>/events, files
-// http://<addr>/autumn, and app the same as api.
+// http://<addr>/autumn, embeds http://<addr>/january, and app the same as
+// api.
 func (c Config) PublicURLs(addr string) Public {
 	p := c.Public
 	if p.APIURL == "" {
@@ -362,6 +408,9 @@ func (c Config) PublicURLs(addr string) Public {
 	}
 	if p.AppURL == "" {
 		p.AppURL = p.APIURL
+	}
+	if p.EmbedsURL == "" {
+		p.EmbedsURL = "http://" + addr + "/january"
 	}
 	return p
 }

@@ -32,6 +32,7 @@ import (
 	"ermine/internal/blob/s3"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/embeds"
 	"ermine/internal/files"
 	"ermine/internal/gateway"
 	"ermine/internal/mail"
@@ -138,6 +139,21 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		deps.Pusher = s.startPush(cfg, public.AppURL)
 		deps.FilesURL = public.FilesURL
 	}
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		ffprobe = ""
+		log.Info("ffprobe not found: video uploads are described as plain files")
+	}
+	var previews *embeds.Service
+	if e := cfg.Embeds; e.Enabled {
+		previews = embeds.New(embeds.Options{
+			Client: embeds.NewClient(embeds.ClientOptions{UserAgent: e.UserAgent,
+				AllowedPrivateHosts: e.AllowedPrivateHosts, BlockedDomains: e.BlockedDomains}),
+			HTMLBytes: e.HTMLBytes, MediaBytes: e.MediaBytes, YouTubeOEmbed: e.YouTubeOEmbed,
+			ProxyCacheEntries: e.ProxyCacheEntries, FFprobe: ffprobe, Log: log,
+		})
+		deps.Previews, deps.PreviewLinks, deps.PreviewWorkers = previews, e.Links, e.Workers
+	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
 	if cfg.Bus.Kind != config.BusNATS && cfg.Bus.Kind != config.BusRedis {
@@ -156,11 +172,6 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.gateway = gw
 
-	ffprobe, err := exec.LookPath("ffprobe")
-	if err != nil {
-		ffprobe = ""
-		log.Info("ffprobe not found: video uploads are described as plain files")
-	}
 	// Upload bodies are spooled on the data disk, not a RAM-backed /tmp.
 	spool := filepath.Join(cfg.Data, "tmp")
 	if err := os.MkdirAll(spool, 0o750); err != nil {
@@ -176,6 +187,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
+	if previews != nil {
+		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
+		mux.Handle("/january/", january)
+	}
 	mux.Handle("/", apiHandler)
 
 	s.http = &http.Server{
@@ -389,8 +404,8 @@ func rootObject(cfg config.Config, public config.Public) api.Root {
 			Email:      cfg.Email.Enabled(),
 			InviteOnly: cfg.Registration.InviteOnly,
 			Autumn:     api.Feature{Enabled: true, URL: public.FilesURL},
-			// Link previews (january) are not served by this version.
-			January: api.Feature{Enabled: false, URL: ""},
+			// Link previews and the image proxy (the reference's january).
+			January: api.Feature{Enabled: cfg.Embeds.Enabled, URL: januaryURL(cfg, public)},
 			LiveKit: api.VoiceFeature{Enabled: cfg.Voice.Enabled, Nodes: nodes},
 			Limits:  limitsFeature(cfg),
 			LegalLinks: api.LegalLinks{TermsOfService: link(cfg.Legal.TermsOfService),
@@ -440,6 +455,15 @@ func limitsFeature(cfg config.Config) api.LimitsFeature {
 		NewUser: user(l.NewUser),
 		Default: user(l.Default),
 	}
+}
+
+// januaryURL is the advertised base of the preview and proxy routes, ""
+// when they are off.
+func januaryURL(cfg config.Config, public config.Public) string {
+	if !cfg.Embeds.Enabled {
+		return ""
+	}
+	return public.EmbedsURL
 }
 
 // buildInfo reads the version control facts the Go toolchain stamped.
