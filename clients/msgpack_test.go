@@ -46,11 +46,11 @@ func TestMsgpackEvents(t *testing.T) {
 	}
 
 	url := fmt.Sprintf("ws://%s/events?version=1&format=msgpack&token=%s", h.Server.Addr(), alice.Token)
-	conn, _, err := websocket.Dial(ctx, url, nil)
+	conn, _, err := websocket.Dial(ctx, url, nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial %s: %v", url, err)
 	}
-	defer conn.CloseNow()
+	defer func() { _ = conn.CloseNow() }()
 	frames := readFrames(t, conn)
 
 	// Authenticated may come first; then exactly one Ready.
