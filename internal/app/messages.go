@@ -276,6 +276,9 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 		return nil, err
 	}
 	a.lastMessages.record(acc.ch.ID, m.ID)
+	if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
+		a.activateDirectMessage(ctx, acc.ch.ID)
+	}
 
 	out := *m
 	out.User = a.authorView(c.User)

@@ -243,8 +243,9 @@ type Channels interface {
 	FetchSavedMessages(ctx context.Context, user chat.ID) (*chat.Channel, error)
 	// UpdateChannel replaces a stored channel; ErrNotFound if missing.
 	UpdateChannel(ctx context.Context, c *chat.Channel) error
-	// SetLastMessage records the last message of a channel (and makes a
-	// direct message active) without touching its other fields.
+	// SetLastMessage records the last message of a channel, unless a newer
+	// one is recorded, without touching its other fields (a direct
+	// message's active flag is app's to decide).
 	SetLastMessage(ctx context.Context, channel, message chat.ID) error
 	// DeleteChannel removes a channel with its messages, invites, unreads
 	// and webhooks; ErrNotFound if missing.
