@@ -499,10 +499,7 @@ func (a *App) QueryMessages(ctx context.Context, c *Caller, channel chat.ID, q c
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: 50, Sort: store.SortLatest}
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
+	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortLatest}
 	if q.Sort != nil {
 		if *q.Sort == chat.SortRelevance {
 			return nil, chat.ErrInvalidOperation
@@ -539,14 +536,11 @@ func (a *App) SearchMessages(ctx context.Context, c *Caller, channel chat.ID, q 
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: 50, Sort: store.SortRelevance}
+	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortRelevance}
 	if q.Query != nil {
 		sq.Query = *q.Query
 	}
 	sq.Pinned = q.Pinned != nil && *q.Pinned
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
 	if q.Sort != nil {
 		sq.Sort = *q.Sort
 	}

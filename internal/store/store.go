@@ -287,7 +287,7 @@ const (
 // MessageQuery selects a page of a channel's history.
 type MessageQuery struct {
 	Channel chat.ID
-	Limit   int     // 1..100
+	Limit   int     // at most this many; the caller (app) picks the page size
 	Before  chat.ID // only ids < Before, when set
 	After   chat.ID // only ids > After, when set
 	Sort    string  // SortLatest (newest first, the default) or SortOldest
@@ -302,7 +302,7 @@ type MessageSearch struct {
 	Channel chat.ID
 	Query   string // words to match; empty with Pinned
 	Pinned  bool   // only pinned messages
-	Limit   int
+	Limit   int    // at most this many; the caller (app) picks the page size
 	Before  chat.ID
 	After   chat.ID
 	Sort    string // SortRelevance (default), SortLatest or SortOldest

@@ -697,6 +697,9 @@ func testMessageSearch(t *testing.T, s store.Store) {
 	find := func(q store.MessageSearch) []chat.ID {
 		t.Helper()
 		q.Channel = channel
+		if q.Limit == 0 {
+			q.Limit = 50
+		}
 		list, err := s.SearchMessages(c, q)
 		must(t, err)
 		out := make([]chat.ID, len(list))
