@@ -318,16 +318,12 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeTryLater, "too many failed authentication attempts")
 		return
 	}
-	caller, err := g.app.Authenticate(ctx, token, "")
-	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
-		caller, err = g.app.Authenticate(ctx, "", token)
-	}
-	var ce *chat.Error
+	caller, err := g.app.AuthenticateEvents(ctx, token)
 	switch {
 	case errors.Is(err, app.ErrOnboardingNotFinished):
 		c.fail(app.ErrOnboardingNotFinished)
 		return
-	case errors.As(err, &ce) && (ce.Type == chat.ErrInvalidSession.Type || ce.Type == chat.ErrNotAuthenticated.Type):
+	case errors.Is(err, chat.ErrInvalidSession):
 		g.guard.failed(ctx, c.ip)
 		c.fail(chat.ErrInvalidSession)
 		return
