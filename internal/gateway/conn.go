@@ -15,11 +15,9 @@ import (
 	"ermine/internal/event"
 )
 
-// Member-list subscriptions (Subscribe packets) of one connection.
-const (
-	memberSubsMax = 5
-	memberSubTTL  = 15 * time.Minute
-)
+// memberSubsMax is how many member lists (Subscribe packets) one
+// connection may follow at once.
+const memberSubsMax = 5
 
 // errAlreadyAuthenticated answers an Authenticate on an authenticated
 // connection.
@@ -385,6 +383,13 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
+	if g.beforeLive != nil {
+		g.beforeLive(func() int {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return len(c.early)
+		})
+	}
 	if !c.reserve() {
 		return
 	}
@@ -421,7 +426,7 @@ func (c *conn) deliver(topic string, in *incoming) {
 	c.push(job{topic: topic, in: in})
 }
 
-// subscribeMembers follows a server's member list for memberSubTTL,
+// subscribeMembers follows a server's member list for Options.MemberListTTL,
 // keeping at most memberSubsMax such subscriptions (the one closest to
 // expiry gives way). Run on the queue.
 func (c *conn) subscribeMembers(server chat.ID) {
@@ -435,7 +440,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 	found := false
 	for i := range c.memberSubs {
 		if c.memberSubs[i].server == server {
-			c.memberSubs[i].expires = now.Add(memberSubTTL)
+			c.memberSubs[i].expires = now.Add(c.g.memberTTL)
 			found = true
 		}
 	}
@@ -450,7 +455,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 			evict = c.memberSubs[oldest].server
 			c.memberSubs = append(c.memberSubs[:oldest], c.memberSubs[oldest+1:]...)
 		}
-		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(memberSubTTL)})
+		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(c.g.memberTTL)})
 	}
 	c.armSubTimer(now)
 	c.mu.Unlock()
