@@ -41,3 +41,25 @@ func TestReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSynchronous checks that the durability setting reaches every
+// connection: PRAGMA synchronous is 1 for NORMAL and 2 for FULL.
+func TestSynchronous(t *testing.T) {
+	for _, tc := range []struct{ opt, want string }{{"", "1"}, {sqlite.SyncNormal, "1"}, {sqlite.SyncFull, "2"}, {"full", "2"}} {
+		s, err := sqlite.OpenWith(t.Context(), filepath.Join(t.TempDir(), "ermine.db"), sqlite.Options{Synchronous: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, r, err := s.ConnValue(t.Context(), "PRAGMA synchronous")
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w != tc.want || r != tc.want {
+			t.Errorf("synchronous %q: write pool %s, read pool %s, want %s", tc.opt, w, r, tc.want)
+		}
+	}
+	if _, err := sqlite.OpenWith(t.Context(), filepath.Join(t.TempDir(), "x.db"), sqlite.Options{Synchronous: "OFF"}); err == nil {
+		t.Error("synchronous OFF accepted")
+	}
+}

@@ -405,3 +405,16 @@ func millisOrNil(t *chat.Time) any {
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// ConnValue runs a query returning one value on a connection of the
+// write pool and on one of the read pool, for checking per-connection
+// settings (SQLite pragmas) in tests and diagnostics.
+func (s *DB) ConnValue(ctx context.Context, query string) (write, read string, err error) {
+	if err := s.write.QueryRowContext(ctx, query).Scan(&write); err != nil {
+		return "", "", fmt.Errorf("%s: %w", s.d.Name, err)
+	}
+	if err := s.read.QueryRowContext(ctx, query).Scan(&read); err != nil {
+		return "", "", fmt.Errorf("%s: %w", s.d.Name, err)
+	}
+	return write, read, nil
+}
