@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"ermine/internal/chat"
 )
@@ -218,14 +219,15 @@ var nonIDParams = map[string]bool{"emoji": true, "code": true}
 var idQueryParams = map[string]bool{"before": true, "after": true, "nearby": true, "user_id": true}
 
 // checkRequest applies the input rules to the path and query of a
-// matched route. A path id that is not a ULID names nothing that can
-// exist, so it gets the answer of a missing object (NotFound); a query
-// value holding NUL, or a query id that is not a ULID, is a validation
-// error naming the parameter.
+// matched route. A path id that is not a ULID, or any path value holding
+// NUL or bytes that are not UTF-8, names nothing that can exist, so it
+// gets the answer of a missing object (NotFound); a query value holding
+// NUL or non-UTF-8 bytes, or a query id that is not a ULID, is a
+// validation error naming the parameter.
 func checkRequest(r *http.Request) error {
 	for _, name := range wildcards(r.Pattern) {
 		v := r.PathValue(name)
-		if strings.IndexByte(v, 0) >= 0 {
+		if strings.IndexByte(v, 0) >= 0 || !utf8.ValidString(v) {
 			return chat.ErrNotFound
 		}
 		switch {
@@ -245,12 +247,15 @@ func checkRequest(r *http.Request) error {
 		return nil
 	}
 	for name, values := range r.URL.Query() {
-		if strings.IndexByte(name, 0) >= 0 {
-			return chat.ErrInvalidBody("query: parameter names must not contain NUL characters")
+		if strings.IndexByte(name, 0) >= 0 || !utf8.ValidString(name) {
+			return chat.ErrInvalidBody("query: parameter names must be UTF-8 without NUL characters")
 		}
 		for _, v := range values {
 			if strings.IndexByte(v, 0) >= 0 {
 				return chat.ErrInvalidBody(name + ": must not contain NUL characters")
+			}
+			if !utf8.ValidString(v) {
+				return chat.ErrInvalidBody(name + ": not UTF-8")
 			}
 			if idQueryParams[name] && v != "" && !chat.ID(v).Valid() {
 				return chat.ErrInvalidBody(name + ": not a valid id")

@@ -80,6 +80,8 @@ func TestCheckRequest(t *testing.T) {
 		{"GET /servers/{target}", "/servers/@me", 404},
 		{"GET /invites/{target}", "/invites/abcDEF12", 0},
 		{"GET /invites/{target}", "/invites/ab%00", 404},
+		{"GET /invites/{target}", "/invites/%C0%AF", 404},
+		{"GET /channels/{target}/messages", "/channels/" + id + "/messages?sort=%C0%AF", 422},
 		{"GET /users/{target}/default_avatar", "/users/anything/default_avatar", 0},
 		{"PUT /channels/{target}/messages/{msg}/reactions/{emoji}", "/channels/" + id + "/messages/" + id + "/reactions/%F0%9F%91%8D", 0},
 		{"PUT /channels/{target}/messages/{msg}/reactions/{emoji}", "/channels/" + id + "/messages/" + id + "/reactions/%00", 404},

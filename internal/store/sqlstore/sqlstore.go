@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -252,9 +253,9 @@ func (s *DB) r() Querier {
 }
 
 // guard gives arguments holding U+0000 (as text, or as the JSON escape
-// inside a document) one meaning on every engine: PostgreSQL rejects
-// them with an error, SQLite would store and compare them. A write fails
-// with store.ErrInvalid; a read finds no rows.
+// inside a document) or text that is not UTF-8 one meaning on every
+// engine: PostgreSQL rejects them with an error, SQLite would store and
+// compare them. A write fails with store.ErrInvalid; a read finds no rows.
 type guard struct{ q Querier }
 
 // noRows is a query that returns nothing on every engine.
@@ -281,25 +282,23 @@ func (g guard) QueryRowContext(ctx context.Context, query string, args ...any) *
 	return g.q.QueryRowContext(ctx, query, args...)
 }
 
-// hasNUL reports whether a query argument holds U+0000: a NUL byte in a
-// string or bytes, or the escape \u0000 in a JSON document.
+// hasNUL reports whether a query argument is text no engine keeps the
+// same way: a string holding a NUL byte or bytes that are not UTF-8
+// (PostgreSQL rejects both), or a JSON document holding the escape
+// \u0000.
 func hasNUL(args []any) bool {
 	for _, a := range args {
 		switch v := a.(type) {
 		case string:
-			if strings.IndexByte(v, 0) >= 0 {
+			if strings.IndexByte(v, 0) >= 0 || !utf8.ValidString(v) {
 				return true
 			}
 		case chat.ID:
-			if strings.IndexByte(string(v), 0) >= 0 {
+			if strings.IndexByte(string(v), 0) >= 0 || !utf8.ValidString(string(v)) {
 				return true
 			}
 		case document:
 			if jsonNUL([]byte(v)) {
-				return true
-			}
-		case []byte:
-			if bytes.IndexByte(v, 0) >= 0 {
 				return true
 			}
 		case json.RawMessage:

@@ -99,9 +99,10 @@ func testHostileInput(t *testing.T, s store.Store) {
 
 // testNUL pins what a store does with the inputs that held NUL in the
 // hostile-input campaign (message content on send and edit, a reply id,
-// settings keys and values, a reset token, a path id), should one get
-// past the API: every write fails with store.ErrInvalid and every
-// lookup misses, on every engine, and nothing is stored.
+// settings keys and values, a reset token, a path id) or bytes that are
+// not UTF-8 (an invite code or file id in a path), should one get past
+// the API: every write fails with store.ErrInvalid and every lookup
+// misses, on every engine, and nothing is stored.
 func testNUL(t *testing.T, s store.Store) {
 	c := ctx(t)
 	const nul = "a\x00b"
@@ -146,4 +147,12 @@ func testNUL(t *testing.T, s store.Store) {
 	wantErr(t, err, store.ErrNotFound)
 	_, err = s.FetchMessage(c, "\x00")
 	wantErr(t, err, store.ErrNotFound)
+
+	// Bytes that are not UTF-8 (a path segment like %C0%AF) likewise.
+	const notUTF8 = "\xc0\xaf"
+	_, err = s.FetchInvite(c, notUTF8)
+	wantErr(t, err, store.ErrNotFound)
+	_, err = s.FetchFile(c, notUTF8)
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, s.SetSettings(c, user, map[string]chat.Setting{notUTF8: {Timestamp: 1, Value: "v"}}), store.ErrInvalid)
 }
