@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"ermine/internal/chat"
 	"ermine/internal/store"
 	"ermine/internal/store/sqlite"
 	"ermine/internal/store/storetest"
@@ -61,5 +62,27 @@ func TestSynchronous(t *testing.T) {
 	}
 	if _, err := sqlite.OpenWith(t.Context(), filepath.Join(t.TempDir(), "x.db"), sqlite.Options{Synchronous: "OFF"}); err == nil {
 		t.Error("synchronous OFF accepted")
+	}
+}
+
+// BenchmarkInsertMessage measures one write transaction per message with
+// each synchronous setting (README "Durability"):
+// go test -run '^$' -bench InsertMessage -benchtime 2000x ./internal/store/sqlite/
+func BenchmarkInsertMessage(b *testing.B) {
+	for _, sync := range []string{sqlite.SyncNormal, sqlite.SyncFull} {
+		b.Run(sync, func(b *testing.B) {
+			s, err := sqlite.OpenWith(b.Context(), filepath.Join(b.TempDir(), "ermine.db"), sqlite.Options{Synchronous: sync})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			channel, author := chat.NewID(), chat.NewID()
+			content := "a message of ordinary length, about as long as most chat lines are"
+			for b.Loop() {
+				if err := s.InsertMessage(b.Context(), &chat.Message{ID: chat.NewID(), Channel: channel, Author: author, Content: &content}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
