@@ -3,6 +3,7 @@ package api_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
@@ -44,4 +45,34 @@ func TestPasswordChangeRevokesOtherSessions(t *testing.T) {
 	if res := h.Get("/auth/account/", c.Token); res.Status != http.StatusOK {
 		t.Errorf("session after a refused change = %d", res.Status)
 	}
+}
+
+// A password reset without remove_sessions keeps the account's sessions
+// and publishes nothing about them; with it, TestMailFlows sees every
+// session end with DeleteAllSessions.
+func TestResetPasswordKeepsSessionsUnlessAsked(t *testing.T) {
+	t.Parallel()
+	box := apitest.StartSMTP(t, "", "")
+	h := startAuth(t, box.Option())
+	email := newEmail("Keeper")
+	create(t, h, email, goodPassword)
+	verify := box.Wait().Token(t, "/login/verify/")
+	if res := h.Do(apitest.Request{Method: "POST", Path: "/auth/account/verify/" + verify}); res.Status != 200 {
+		t.Fatalf("verify = %d %s", res.Status, res.Body)
+	}
+	s := login(t, h, email, goodPassword)
+	ev := h.Listen(event.Private(chat.ID(s.UserID)))
+	if res := h.Do(apitest.Request{Method: "POST", Path: "/auth/account/reset_password", Body: map[string]any{"email": email}}); res.Status != 204 {
+		t.Fatalf("reset = %d %s", res.Status, res.Body)
+	}
+	reset := box.Wait().Token(t, "/login/reset/")
+	if res := h.Do(apitest.Request{Method: "PATCH", Path: "/auth/account/reset_password",
+		Body: map[string]any{"token": reset, "password": "a brand new passphrase", "remove_sessions": false}}); res.Status != 204 {
+		t.Fatalf("reset password = %d %s", res.Status, res.Body)
+	}
+	if res := h.Get("/auth/account/", s.Token); res.Status != http.StatusOK {
+		t.Errorf("session after a reset that keeps sessions = %d %s", res.Status, res.Body)
+	}
+	ev.None(300 * time.Millisecond)
+	login(t, h, email, "a brand new passphrase")
 }
