@@ -222,8 +222,8 @@ type Gateway struct {
 // Metrics controls where the Prometheus metrics are served. They are
 // never on the public API port unless a token is set.
 type Metrics struct {
-	// Listen is a separate host:port serving GET /metrics (and
-	// /healthz), e.g. "127.0.0.1:9102"; empty for none.
+	// Listen is a separate host:port serving GET /metrics,
+	// e.g. "127.0.0.1:9102"; empty for none.
 	Listen string `toml:"listen"`
 	// Token, when set, also serves GET /metrics on the main port to
 	// requests with "Authorization: Bearer <token>".

@@ -511,6 +511,9 @@ func (w *world) uploads(t *testing.T) {
 		{"header-only.mp4", []byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")},
 		{"lies.png", []byte("this is text named like a picture")},
 		{"empty.png", []byte{}},
+		{"nul\x00name.png", png},
+		{"not-utf8-\xc0\xaf.png", png},
+		{strings.Repeat("long", 300) + ".png", png},
 	}
 	for _, tag := range []string{"attachments", "avatars", "icons", "banners", "backgrounds", "emojis"} {
 		for _, f := range files {
