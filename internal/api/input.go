@@ -213,7 +213,7 @@ func checkBody(body []byte, v any) error {
 // nonIDParams are the path wildcards that are not ids, by route pattern
 // prefix: invite codes, emoji (a Unicode emoji or a custom emoji id) and
 // mailed codes. Every other wildcard holds an id.
-var nonIDParams = map[string]bool{"emoji": true, "code": true}
+var nonIDParams = map[string]bool{"emoji": true, "code": true, "token": true}
 
 // idQueryParams are the query parameters that hold ids.
 var idQueryParams = map[string]bool{"before": true, "after": true, "nearby": true, "user_id": true}

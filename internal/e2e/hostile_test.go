@@ -77,6 +77,7 @@ func TestHostileInput(t *testing.T) {
 type world struct {
 	h                            *apitest.Harness
 	token, user, server, ch, msg string
+	hook                         string // /webhooks/{id}/{token}
 	client                       *http.Client
 	requests                     int
 	statuses                     map[int]int
@@ -114,6 +115,8 @@ func setup(t *testing.T, h *apitest.Harness) *world {
 	w.server = str(res, "server", "_id")
 	w.ch = str(res, "channels", "0", "_id")
 	w.msg = str(w.must(t, "POST", "/channels/"+w.ch+"/messages", `{"content":"first"}`), "_id")
+	hook := w.must(t, "POST", "/channels/"+w.ch+"/webhooks", `{"name":"hook"}`)
+	w.hook = "/webhooks/" + str(hook, "id") + "/" + str(hook, "token")
 	return w
 }
 
@@ -128,6 +131,12 @@ type answer struct {
 // invariants: no 5xx, and an error is a JSON object with a type.
 func (w *world) do(t *testing.T, method, path string, body []byte) answer {
 	t.Helper()
+	return w.doWith(t, method, path, body, nil)
+}
+
+// doWith is do with extra request headers.
+func (w *world) doWith(t *testing.T, method, path string, body []byte, header map[string]string) answer {
+	t.Helper()
 	w.requests++
 	var rd io.Reader
 	if body != nil {
@@ -138,6 +147,9 @@ func (w *world) do(t *testing.T, method, path string, body []byte) answer {
 		return answer{} // a URL net/http will not send
 	}
 	req.Header.Set("X-Session-Token", w.token)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	res, err := w.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -195,8 +207,11 @@ func (w *world) findings(t *testing.T) {
 		{"GET", "/channels/%00/messages", ``, 404, ""},
 		{"GET", "/channels/" + w.ch + "/messages?before=%00", ``, 422, "before"},
 		{"GET", "/autumn/attachments/%00", ``, 404, ""},
+		{"GET", "/invites/%C0%AF", ``, 404, ""},
+		{"POST", w.hook, `{"content":"a\u0000b"}`, 422, "content"},
+		{"POST", w.hook + "/github", `{"sender":{"login":"a\u0000"},"repository":{"full_name":"x/y"},"starred_at":"now","action":"created"}`, 422, "sender.login"},
 	} {
-		a := w.do(t, tc.method, tc.path, []byte(tc.body))
+		a := w.doWith(t, tc.method, tc.path, []byte(tc.body), map[string]string{"X-GitHub-Event": "star"})
 		var m map[string]any
 		_ = json.Unmarshal(a.body, &m)
 		if a.status != tc.status {
@@ -243,6 +258,7 @@ func (w *world) jsonRoutes() [][3]string {
 		{"POST", "/auth/account/reset_password", `{"email":"nobody@ermine.test"}`},
 		{"PUT", "/custom/emoji/" + w.msg, `{"name":"emoji","parent":{"type":"Server","id":"` + w.server + `"}}`},
 		{"POST", "/onboard/complete", `{"username":"again"}`},
+		{"POST", w.hook, `{"content":"from a hook","embeds":[{"title":"t"}],"masquerade":{"name":"m"}}`},
 	}
 }
 
