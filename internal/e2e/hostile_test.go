@@ -364,6 +364,7 @@ func (w *world) hostilePaths(t *testing.T) {
 			"/custom/emoji/" + p, "/auth/session/" + p, "/autumn/attachments/" + p, "/autumn/avatars/" + p + "/x.png",
 			"/channels/" + w.ch + "/messages?before=" + p + "&after=" + p + "&nearby=" + p + "&sort=" + p + "&limit=" + p,
 			"/servers/" + w.server + "/members_experimental_query?query=" + p + "&experimental_api=true",
+			"/january/embed?url=" + p, "/january/proxy?url=" + p, "/january/embed?url=http://" + p + "/",
 		} {
 			w.do(t, "GET", path, nil)
 		}
