@@ -39,6 +39,7 @@ var allowed = map[string][]string{
 	"internal/files":           {"internal/chat", "internal/app", "internal/blob", "internal/ratelimit"},
 	"internal/blob":            {},
 	"internal/blob/*":          {"internal/blob"},
+	"internal/webapp":          {},
 	// Only the wiring may import config and concrete implementations.
 	"internal/server":  {"*"},
 	"internal/apitest": {"*"},

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +42,7 @@ import (
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
+	"ermine/internal/webapp"
 )
 
 // Version is Ermine's version, reported by GET / and the file service.
@@ -161,7 +163,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
-	mux.Handle("/", apiHandler)
+	web, err := webapp.New(webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL})
+	if err != nil {
+		return nil, fmt.Errorf("web client: %w", err)
+	}
+	mux.Handle(webapp.Prefix, web)
+	mux.Handle("GET "+strings.TrimSuffix(webapp.Prefix, "/"), web)
+	mux.HandleFunc("GET /invite/{code}", web.Page)
+	mux.Handle("/", rootHandler(apiHandler, web))
 
 	s.http = &http.Server{
 		Handler:           mux,
@@ -175,6 +184,20 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
+}
+
+// rootHandler gives a browser asking for / (Accept: text/html) the web
+// client's page and everything else to the API, so client libraries keep
+// getting the root object.
+func rootHandler(api http.Handler, web *webapp.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && webapp.WantsPage(r) {
+			web.Page(w, r)
+			return
+		}
+		w.Header().Add("Vary", "Accept")
+		api.ServeHTTP(w, r)
+	})
 }
 
 // deletionInterval is how often scheduled account deletions are carried out.

@@ -1,0 +1,256 @@
+// End-to-end test of Ermine's web client in headless Chromium, driven as
+// a person would: started by web_test.go against a freshly built Ermine
+// (ERMINE_URL). Chromium is Debian's (CHROMIUM, default /usr/bin/chromium).
+// On failure it saves a screenshot of every open page in SCREENSHOTS
+// (default e2e/screenshots); README_SHOT, when set, is where the
+// screenshot for the README is written.
+
+import { chromium } from "playwright-core";
+import { mkdirSync, readFileSync } from "node:fs";
+import { deflateSync } from "node:zlib";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BASE = process.env.ERMINE_URL;
+if (!BASE) throw new Error("ERMINE_URL is not set");
+const SHOTS = process.env.SCREENSHOTS || path.join(here, "screenshots");
+const TIMEOUT = 10_000;
+const started = Date.now();
+const pages = [];
+const pageErrors = [];
+const run = Date.now().toString(36).slice(-5);
+
+function step(name) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${name}`);
+}
+
+/** A PNG of w×h pixels in a colour gradient, made here (no fixture file). */
+function png(w, h) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const raw = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    raw[y * (w * 3 + 1)] = 0;
+    for (let x = 0; x < w; x++) {
+      const o = y * (w * 3 + 1) + 1 + x * 3;
+      raw[o] = (x * 255) / w;
+      raw[o + 1] = (y * 255) / h;
+      raw[o + 2] = 160;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+async function api(method, route, body, token) {
+  const res = await fetch(BASE + route, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { "x-session-token": token } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function newPage(browser, name) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (err) => pageErrors.push(`${name}: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") console.log(`  [${name} console] ${msg.text()}`);
+  });
+  // Nothing may load from outside the instance.
+  await context.route(
+    (url) => !url.href.startsWith(BASE) && !url.href.startsWith(BASE.replace("http", "ws")) && !url.protocol.startsWith("data") && !url.protocol.startsWith("blob"),
+    (route) => {
+      pageErrors.push(`${name}: request outside the instance: ${route.request().url()}`);
+      return route.abort();
+    },
+  );
+  pages.push({ name, page });
+  return page;
+}
+
+async function registerInUI(page, email, username, fromLogin = true) {
+  if (fromLogin) await page.getByRole("link", { name: "Create an account" }).click();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a long enough password 1");
+  await page.getByRole("button", { name: "Create account" }).click();
+  // Email is off on this instance: no "check your mail", straight to onboarding.
+  await page.getByRole("heading", { name: "Choose a username" }).waitFor();
+  await page.getByRole("textbox", { name: "Username" }).fill(username);
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+let failed = false;
+try {
+  const alice = `alice_${run}`;
+  const bob = `bob_${run}`;
+
+  step("a browser asking for / gets the app: register and onboard");
+  const a = await newPage(browser, "alice");
+  await a.goto(BASE + "/");
+  await a.getByRole("heading", { name: "Log in to Ermine" }).waitFor();
+  if (await a.evaluate(() => typeof window.state?.plugins?.add !== "function")) throw new Error("window.state.plugins is missing before login");
+  await registerInUI(a, `${alice}@ermine.test`, alice);
+  await a.getByRole("heading", { name: "Friends", exact: true }).waitFor();
+
+  step("create a server and a channel");
+  await a.getByRole("button", { name: "Create a server" }).click();
+  await a.getByLabel("Server name").fill("E2E Server");
+  await a.getByRole("button", { name: "Create", exact: true }).click();
+  await a.getByRole("heading", { name: "E2E Server" }).waitFor();
+  await a.getByRole("button", { name: /Create a channel in/ }).first().click();
+  await a.locator('input[name="channel-name"]').fill("e2e-room");
+  await a.getByRole("button", { name: "Create", exact: true }).click();
+  await a.getByRole("heading", { name: "# e2e-room" }).waitFor();
+  const channelId = a.url().split("/channel/")[1];
+
+  step("send a message");
+  const box = a.locator('textarea[name="message"]');
+  await box.fill("hello from the browser");
+  await box.press("Enter");
+  await a.locator(".message .content", { hasText: "hello from the browser" }).waitFor();
+
+  step("create an invite; a second person joins with it in another browser context");
+  await a.getByRole("button", { name: "Invite" }).click();
+  const link = await a.getByLabel("Invite link").inputValue();
+  if (!link.startsWith(BASE + "/invite/")) throw new Error(`invite link ${link}`);
+  const b = await newPage(browser, "bob");
+  await b.goto(link);
+  await b.getByText("You were invited to").waitFor();
+  await b.getByRole("button", { name: "Create an account instead" }).click();
+  await registerInUI(b, `${bob}@ermine.test`, bob, false);
+  await b.getByRole("heading", { name: "Join E2E Server" }).waitFor();
+  await b.getByRole("button", { name: "Join" }).click();
+  await b.getByRole("link", { name: /e2e-room/ }).click();
+  await b.getByRole("heading", { name: "# e2e-room" }).waitFor();
+  await b.locator(".message .content", { hasText: "hello from the browser" }).waitFor();
+
+  step("a message sent through the API arrives live");
+  const bobSession = await b.evaluate(() => JSON.parse(localStorage.getItem("ermine:session")));
+  await api("POST", `/channels/${channelId}/messages`, { content: "hi alice, from the API" }, bobSession.token);
+  await a.locator(".message .content", { hasText: "hi alice, from the API" }).waitFor();
+
+  step("react");
+  const bobsMessage = a.locator(".message", { hasText: "hi alice, from the API" });
+  await bobsMessage.hover();
+  await bobsMessage.getByRole("button", { name: "Add reaction" }).click();
+  await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: "👍" }).click();
+  await bobsMessage.getByRole("button", { name: "👍 1" }).waitFor();
+  await b.locator(".message", { hasText: "hi alice, from the API" }).getByRole("button", { name: "👍 1" }).waitFor();
+
+  step("upload an image and see it");
+  await a.locator('input[name="attachments"]').setInputFiles({ name: "gradient.png", mimeType: "image/png", buffer: png(320, 200) });
+  await box.fill("a picture");
+  await box.press("Enter");
+  const img = a.locator(".message", { hasText: "a picture" }).locator("img.attachment");
+  await img.waitFor();
+  await a.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  await b.locator(".message", { hasText: "a picture" }).locator("img.attachment").waitFor();
+
+  if (process.env.README_SHOT) {
+    await a.mouse.move(0, 0);
+    await a.screenshot({ path: process.env.README_SHOT });
+    step(`README screenshot written to ${process.env.README_SHOT}`);
+  }
+
+  step("add a plugin from the settings page; it changes the page");
+  const banner = JSON.parse(readFileSync(path.join(here, "..", "plugins", "hello-banner.json"), "utf8"));
+  const tools = JSON.parse(readFileSync(path.join(here, "..", "plugins", "message-tools.json"), "utf8"));
+  await a.getByRole("link", { name: "Settings", exact: true }).click();
+  await a.getByRole("link", { name: "Plugins", exact: true }).click();
+  await a.getByText("Plugins run unsandboxed").waitFor();
+  const manifest = a.locator('textarea[name="plugin-manifest"]');
+  await manifest.fill(JSON.stringify({ ...banner, version: "x" }));
+  await a.getByRole("button", { name: "Add plugin" }).click();
+  await a.getByRole("alert").filter({ hasText: "version: must be a semantic version" }).waitFor();
+  await manifest.fill(JSON.stringify(banner));
+  await a.getByRole("button", { name: "Add plugin" }).click();
+  await a.locator("#hello-banner", { hasText: `Hello, ${alice}` }).waitFor();
+  await manifest.fill(JSON.stringify(tools));
+  await a.getByRole("button", { name: "Add plugin" }).click();
+  await a.locator('[data-plugin="ermine/message-tools"]', { hasText: "running" }).waitFor();
+
+  step("a plugin that throws is reported and the client goes on");
+  await manifest.fill(JSON.stringify({ format: 1, version: "0.0.1", namespace: "e2e", id: "thrower", entrypoint: "() => { throw new Error('plugin went wrong') }" }));
+  await a.getByRole("button", { name: "Add plugin" }).click();
+  await a.locator('[data-plugin="e2e/thrower"]', { hasText: "plugin went wrong" }).waitFor();
+  await a.locator(".notice.error", { hasText: "plugin went wrong" }).waitFor();
+
+  step("unload the banner plugin");
+  await a.getByLabel("Enable ermine/hello-banner").uncheck();
+  await a.locator("#hello-banner").waitFor({ state: "detached" });
+  await a.locator('[data-plugin="ermine/hello-banner"]', { hasText: "disabled" }).waitFor();
+
+  step("reload: enabled plugins load again, the disabled one stays off");
+  await a.reload();
+  await a.getByRole("heading", { name: "Plugins" }).waitFor();
+  await a.locator('[data-plugin="ermine/message-tools"]', { hasText: "running" }).waitFor();
+  await a.locator('[data-plugin="ermine/hello-banner"]', { hasText: "disabled" }).waitFor();
+  if (await a.locator("#hello-banner").count()) throw new Error("a disabled plugin loaded after the reload");
+  await a.getByLabel("Enable ermine/hello-banner").check();
+  await a.locator("#hello-banner").waitFor();
+  await a.reload();
+  await a.locator("#hello-banner", { hasText: `Hello, ${alice}` }).waitFor();
+  const list = await a.evaluate(() => window.state.plugins.list().map((p) => `${p.namespace}/${p.id}:${p.enabled}:${p.loaded}`));
+  if (list.join(" ") !== "e2e/thrower:true:false ermine/hello-banner:true:true ermine/message-tools:true:true") {
+    throw new Error(`plugins after reload: ${list}`);
+  }
+
+  step("a plugin's slash command and message action work");
+  await a.goto(`${BASE}/app/server/${(await api("GET", `/channels/${channelId}`, undefined, bobSession.token)).server}/channel/${channelId}`);
+  const box2 = a.locator('textarea[name="message"]');
+  await box2.fill("/shrug so it goes");
+  await box2.press("Enter");
+  await b.locator(".message .content", { hasText: "so it goes ¯\\_(ツ)_/¯" }).waitFor();
+
+  if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);
+  step("passed");
+} catch (err) {
+  failed = true;
+  console.error(`FAILED: ${err?.stack ?? err}`);
+  if (pageErrors.length) console.error(`page errors:\n${pageErrors.join("\n")}`);
+  mkdirSync(SHOTS, { recursive: true });
+  for (const { name, page } of pages) {
+    const file = path.join(SHOTS, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+    console.error(`screenshot: ${file}`);
+  }
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
