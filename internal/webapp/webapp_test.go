@@ -20,8 +20,8 @@ func TestWantsPage(t *testing.T) {
 		{"GET", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true}, // Chromium, Firefox
 		{"HEAD", "text/html", true},
 		{"GET", "application/json, text/plain, */*", false}, // axios (revolt.js, stoat.js)
-		{"GET", "", false},    // fetch in Node, curl without -H
-		{"GET", "*/*", false}, // curl
+		{"GET", "", false},                                  // fetch in Node, curl without -H
+		{"GET", "*/*", false},                               // curl
 		{"GET", "application/json", false},
 		{"GET", "text/html;q=0", false},
 		{"GET", "TEXT/HTML; charset=utf-8", true},
