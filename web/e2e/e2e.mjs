@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.ERMINE_URL;
 if (!BASE) throw new Error("ERMINE_URL is not set");
 const SHOTS = process.env.SCREENSHOTS || path.join(here, "screenshots");
-const TIMEOUT = 10_000;
+const TIMEOUT = 20_000;
 const started = Date.now();
 const pages = [];
 const pageErrors = [];
@@ -105,7 +105,8 @@ async function registerInUI(page, email, username, fromLogin = true) {
   await page.getByLabel("Password").fill("a long enough password 1");
   await page.getByRole("button", { name: "Create account" }).click();
   // Email is off on this instance: no "check your mail", straight to onboarding.
-  await page.getByRole("heading", { name: "Choose a username" }).waitFor();
+  // The auth routes allow 3 requests in 10 s per address: the second person waits.
+  await page.getByRole("heading", { name: "Choose a username" }).waitFor({ timeout: 30_000 });
   await page.getByRole("textbox", { name: "Username" }).fill(username);
   await page.getByRole("button", { name: "Continue" }).click();
 }
