@@ -166,13 +166,48 @@ try {
   await api("POST", `/channels/${channelId}/messages`, { content: "hi alice, from the API" }, bobSession.token);
   await a.locator(".message .content", { hasText: "hi alice, from the API" }).waitFor();
 
+  step("unread marks: a message in another channel marks it");
+  const serverId = (await api("GET", `/channels/${channelId}`, undefined, bobSession.token)).server;
+  const server = await api("GET", `/servers/${serverId}`, undefined, bobSession.token);
+  const general = server.channels.find((id) => id !== channelId);
+  await api("POST", `/channels/${general}/messages`, { content: "over in general" }, bobSession.token);
+  await a.getByRole("link", { name: "General (unread)" }).waitFor();
+  await a.getByRole("link", { name: "e2e-room", exact: true }).waitFor();
+
+  step("mention with autocomplete, reply, edit, delete");
+  await box.fill("hi @" + bob.slice(0, 5));
+  await a.getByRole("option", { name: new RegExp(bob) }).waitFor();
+  await box.press("Enter"); // completes the mention
+  await box.pressSequentially("there");
+  await box.press("Enter");
+  await a.locator(".message .content", { hasText: `hi @${bob} there` }).locator(".mention").waitFor();
+  await b.locator(".message.mentioned", { hasText: `hi @${bob} there` }).waitFor();
+  const fromApi = a.locator(".message", { hasText: "hi alice, from the API" });
+  await fromApi.hover();
+  await fromApi.getByRole("button", { name: "Reply" }).click();
+  await box.fill("a reply");
+  await box.press("Enter");
+  await a.locator(".message", { hasText: "a reply" }).locator(".reply-preview", { hasText: "hi alice, from the API" }).waitFor();
+  const first = a.locator(".message", { hasText: "hello from the browser" });
+  await first.hover();
+  await first.getByRole("button", { name: "Edit" }).click();
+  const edit = a.getByRole("textbox", { name: "Edit message" });
+  await edit.fill("hello, edited");
+  await edit.press("Enter");
+  await b.locator(".message", { hasText: "hello, edited" }).locator(".edited").waitFor();
+  a.once("dialog", (d) => d.accept());
+  const edited = a.locator(".message", { hasText: "hello, edited" });
+  await edited.hover();
+  await edited.getByRole("button", { name: "Delete" }).click();
+  await b.locator(".message", { hasText: "hello, edited" }).waitFor({ state: "detached" });
+
   step("react");
-  const bobsMessage = a.locator(".message", { hasText: "hi alice, from the API" });
+  const bobsMessage = a.locator(".message", { hasText: "hi alice, from the API" }).first();
   await bobsMessage.hover();
   await bobsMessage.getByRole("button", { name: "Add reaction" }).click();
   await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: "👍" }).click();
   await bobsMessage.getByRole("button", { name: "👍 1" }).waitFor();
-  await b.locator(".message", { hasText: "hi alice, from the API" }).getByRole("button", { name: "👍 1" }).waitFor();
+  await b.locator(".message", { hasText: "hi alice, from the API" }).first().getByRole("button", { name: "👍 1" }).waitFor();
 
   step("upload an image and see it");
   await a.locator('input[name="attachments"]').setInputFiles({ name: "gradient.png", mimeType: "image/png", buffer: png(320, 200) });
@@ -232,12 +267,26 @@ try {
     throw new Error(`plugins after reload: ${list}`);
   }
 
-  step("a plugin's slash command and message action work");
-  await a.goto(`${BASE}/app/server/${(await api("GET", `/channels/${channelId}`, undefined, bobSession.token)).server}/channel/${channelId}`);
+  step("a plugin's slash command works");
+  await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
   const box2 = a.locator('textarea[name="message"]');
   await box2.fill("/shrug so it goes");
   await box2.press("Enter");
   await b.locator(".message .content", { hasText: "so it goes ¯\\_(ツ)_/¯" }).waitFor();
+
+  step("the message action of a plugin works");
+  const quoted = a.locator(".message", { hasText: "a picture" }).first();
+  await quoted.hover();
+  await quoted.getByRole("button", { name: "Quote" }).click();
+  await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
+
+  step("phone width: the channel list opens from the menu button");
+  await a.setViewportSize({ width: 390, height: 760 });
+  await a.locator('textarea[name="message"]').waitFor();
+  await a.getByRole("button", { name: "Show channels" }).click();
+  await a.getByRole("link", { name: /^General/ }).click();
+  await a.getByRole("heading", { name: "# General" }).waitFor();
+  await a.locator(".message .content", { hasText: "over in general" }).waitFor();
 
   if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);
   step("passed");

@@ -25,6 +25,7 @@ export type Route =
   | { name: "invite"; code: string }
   | { name: "verify"; token: string }
   | { name: "reset"; token: string }
+  | { name: "delete"; token: string }
   | { name: "register" }
   | { name: "login" };
 
@@ -50,6 +51,9 @@ export function parse(p: string): Route {
       if (parts[1] === "verify" && parts[2]) return { name: "verify", token: parts[2] };
       if (parts[1] === "reset" && parts[2]) return { name: "reset", token: parts[2] };
       return { name: "login" };
+    case "delete":
+      if (parts[1]) return { name: "delete", token: parts[1] };
+      break;
     case "register":
       return { name: "register" };
   }

@@ -1,7 +1,7 @@
 import { createResource, createSignal, For, Match, Show, Switch, onMount } from "solid-js";
 import { errorText, type AppState, type SavedSession } from "../state";
 import { navigate, parse, path } from "../router";
-import { Login, Onboarding, Register, ResetPassword, Verify } from "./Auth";
+import { ConfirmDelete, Login, Onboarding, Register, ResetPassword, Verify } from "./Auth";
 import { Chat } from "./Chat";
 
 type Phase = { kind: "loading" } | { kind: "out" } | { kind: "onboard"; session: SavedSession } | { kind: "in" } | { kind: "down"; error: string };
@@ -84,6 +84,9 @@ export function App(props: { state: AppState }) {
             </Match>
             <Match when={route().name === "reset"}>
               <ResetPassword state={state} token={(route() as { token: string }).token} />
+            </Match>
+            <Match when={route().name === "delete"}>
+              <ConfirmDelete state={state} token={(route() as { token: string }).token} />
             </Match>
             <Match when={route().name === "invite"}>
               <InviteLanding state={state} code={(route() as { code: string }).code} onSession={begin} />

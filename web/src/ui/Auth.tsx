@@ -270,6 +270,44 @@ export function ResetPassword(props: { state: AppState; token: string }) {
   );
 }
 
+/** The link in an account deletion mail: confirms, after asking. */
+export function ConfirmDelete(props: { state: AppState; token: string }) {
+  const [status, setStatus] = createSignal<"ask" | "done" | "failed">("ask");
+  const [error, setError] = createSignal("");
+  const confirmIt = async () => {
+    try {
+      await props.state.api.put("/auth/account/delete", { token: props.token } as never);
+      setStatus("done");
+      props.state.forget();
+    } catch (err) {
+      setError(errorText(err));
+      setStatus("failed");
+    }
+  };
+  return (
+    <main class="auth">
+      <div class="card" role="status">
+        <Switch>
+          <Match when={status() === "ask"}>
+            <h1>Delete your account?</h1>
+            <p>Your account will be scheduled for deletion. This cannot be undone once it is carried out.</p>
+            <button class="danger" onClick={confirmIt}>
+              Delete my account
+            </button>
+          </Match>
+          <Match when={status() === "done"}>
+            <h1>Your account is scheduled for deletion</h1>
+          </Match>
+          <Match when={status() === "failed"}>
+            <h1>This link does not work</h1>
+            <p class="error">{error()}</p>
+          </Match>
+        </Switch>
+      </div>
+    </main>
+  );
+}
+
 /** Tells the person about a rate-limit wait. */
 const wait = (say: (text: string) => void) => (ms: number) => say(`Too many attempts: trying again in ${Math.ceil(ms / 1000)} s…`);
 

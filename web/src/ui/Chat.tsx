@@ -5,11 +5,12 @@ import { createEffect, createMemo, createResource, createSignal, For, Match, Sho
 import type { Channel, Client, Server, User } from "stoat.js";
 import { errorText, type AppState } from "../state";
 import { href, navigate, type Route } from "../router";
-import { link } from "./Auth";
+import { ConfirmDelete, link } from "./Auth";
 import { ChannelView } from "./Messages";
 import { Friends } from "./Friends";
 import { ServerSettings, UserSettings } from "./Settings";
 import { avatar, iconURL } from "./media";
+import { Icon } from "./Icon";
 
 export function Chat(props: { state: AppState; route: Route; onLogout: () => void }) {
   const state = props.state;
@@ -38,7 +39,7 @@ export function Chat(props: { state: AppState; route: Route; onLogout: () => voi
   return (
     <div class="layout" classList={{ "menu-open": menu() }}>
       <button class="menu-toggle" aria-label="Show channels" aria-expanded={menu()} onClick={() => setMenu(!menu())}>
-        ☰
+        <Icon name="menu" />
       </button>
       <Show when={client().ready()} fallback={<div class="connecting" role="status">Connecting…</div>}>
         <ServerRail client={client()} current={serverId()} route={props.route} />
@@ -62,6 +63,9 @@ export function Chat(props: { state: AppState; route: Route; onLogout: () => voi
               <Show when={client().servers.get(serverId()!)} fallback={<Empty text="No such server." />}>
                 {(s) => <ServerSettings state={state} server={s()} tab={(props.route as { tab: string }).tab} />}
               </Show>
+            </Match>
+            <Match when={props.route.name === "delete"}>
+              <ConfirmDelete state={state} token={(props.route as { token: string }).token} />
             </Match>
             <Match when={props.route.name === "invite"}>
               <JoinInvite state={state} code={(props.route as { code: string }).code} />
@@ -93,8 +97,8 @@ function ServerRail(props: { client: Client; current?: string; route: Route }) {
   };
   return (
     <nav class="rail" aria-label="Servers">
-      <a class="rail-item home" href={href.home()} onClick={link(href.home())} aria-current={!props.current ? "page" : undefined} title="Home">
-        ⌂
+      <a class="rail-item home" href={href.home()} onClick={link(href.home())} aria-current={!props.current ? "page" : undefined} title="Home" aria-label="Home">
+        <Icon name="home" size={22} />
       </a>
       <For each={servers()}>
         {(s) => (
@@ -114,7 +118,7 @@ function ServerRail(props: { client: Client; current?: string; route: Route }) {
         )}
       </For>
       <button class="rail-item add" title="Create a server" aria-label="Create a server" onClick={() => setCreating(!creating())}>
-        +
+        <Icon name="plus" size={22} />
       </button>
       <Show when={creating()}>
         <form class="popover" onSubmit={create} aria-label="Create a server">
@@ -167,7 +171,7 @@ function ServerSidebar(props: { state: AppState; server?: Server }) {
           <header class="sidebar-head">
             <h2 title={s().name}>{s().name}</h2>
             <a href={href.serverSettings(s().id)} onClick={link(href.serverSettings(s().id))} aria-label="Server settings" title="Server settings">
-              ⚙
+              <Icon name="gear" />
             </a>
           </header>
           <For each={s().orderedChannels}>
@@ -177,7 +181,7 @@ function ServerSidebar(props: { state: AppState; server?: Server }) {
                   <span>{cat.id === "default" ? "Channels" : cat.title}</span>
                   <Show when={s().havePermission("ManageChannel")}>
                     <button class="small" aria-label={`Create a channel in ${cat.title || "Channels"}`} onClick={() => setAdding(adding() === cat.id ? undefined : cat.id)}>
-                      +
+                      <Icon name="plus" size={14} />
                     </button>
                   </Show>
                 </div>
@@ -215,11 +219,11 @@ function ChannelLink(props: { state: AppState; channel: Channel; to: string; lab
         aria-current={current() ? "page" : undefined}
         aria-label={`${props.label ?? props.channel.name}${props.channel.unread && !current() ? " (unread)" : ""}`}
       >
-        <Show when={props.user} fallback={<span class="hash" aria-hidden="true">{props.channel.isVoice ? "🔊" : props.channel.type === "Group" ? "👥" : "#"}</span>}>
+        <Show when={props.user} fallback={<span class="hash" aria-hidden="true">{props.channel.isVoice ? <Icon name="speaker" size={16} /> : props.channel.type === "Group" ? <Icon name="people" size={16} /> : "#"}</span>}>
           <img class="avatar small" src={avatar(props.user!)} alt="" />
         </Show>
         <span class="name">{props.label ?? props.channel.name}</span>
-        <Show when={mentions() > 0}>
+        <Show when={mentions() > 0 && !current()}>
           <span class="badge" aria-label={`${mentions()} mentions`}>{mentions()}</span>
         </Show>
       </a>
@@ -243,7 +247,7 @@ function HomeList(props: { state: AppState; route: Route }) {
       <ul>
         <li>
           <a class="channel-link" href={href.friends()} onClick={link(href.friends())} aria-current={props.route.name === "friends" || props.route.name === "home" ? "page" : undefined}>
-            <span class="hash" aria-hidden="true">☺</span>
+            <span class="hash" aria-hidden="true"><Icon name="people" size={16} /></span>
             <span class="name">Friends</span>
             <Show when={incoming() > 0}>
               <span class="badge" aria-label={`${incoming()} friend requests`}>{incoming()}</span>
@@ -252,7 +256,7 @@ function HomeList(props: { state: AppState; route: Route }) {
         </li>
         <li>
           <a class="channel-link" href={href.settings()} onClick={link(href.settings())} aria-current={props.route.name === "settings" ? "page" : undefined}>
-            <span class="hash" aria-hidden="true">⚙</span>
+            <span class="hash" aria-hidden="true"><Icon name="gear" size={16} /></span>
             <span class="name">Settings</span>
           </a>
         </li>
@@ -281,7 +285,7 @@ function SelfBar(props: { state: AppState; onLogout: () => void }) {
         </span>
       </div>
       <a href={href.settings()} onClick={link(href.settings())} aria-label="Settings" title="Settings">
-        ⚙
+        <Icon name="gear" size={20} />
       </a>
     </div>
   );

@@ -9,6 +9,7 @@ import { href } from "../router";
 import { link } from "./Auth";
 import { avatar } from "./media";
 import { EMOJI, SHORTCODES, isCustomEmoji } from "./emoji";
+import { Icon } from "./Icon";
 
 const PAGE = 50;
 
@@ -29,7 +30,7 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
     <section class="channel" aria-label={`Channel ${props.channel.name ?? ""}`}>
       <header class="channel-head">
         <h1>
-          <Show when={props.channel.type === "DirectMessage"} fallback={<>{props.channel.type === "Group" ? "👥 " : "# "}{props.channel.name}</>}>
+          <Show when={props.channel.type === "DirectMessage"} fallback={<>{props.channel.type === "Group" ? "" : "# "}{props.channel.name}</>}>
             @{props.channel.recipient?.displayName}
           </Show>
         </h1>
@@ -271,21 +272,21 @@ function MessageItem(props: { state: AppState; message: Message; grouped: boolea
       </div>
       <div class="actions" role="toolbar" aria-label="Message actions">
         <button onClick={() => props.onReply(m())} aria-label="Reply" title="Reply">
-          ↩
+          <Icon name="reply" />
         </button>
         <Show when={canReact()}>
           <button onClick={() => setPicker(!picker())} aria-label="Add reaction" aria-expanded={picker()} title="React">
-            ☺
+            <Icon name="smile" />
           </button>
         </Show>
         <Show when={mine()}>
           <button onClick={() => setEditing(true)} aria-label="Edit" title="Edit">
-            ✎
+            <Icon name="edit" />
           </button>
         </Show>
         <Show when={canDelete()}>
           <button onClick={remove} aria-label="Delete" title="Delete">
-            🗑
+            <Icon name="trash" />
           </button>
         </Show>
         <For each={props.state.messageActions()}>
@@ -401,7 +402,7 @@ function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }
           when={meta()?.type === "Video"}
           fallback={
             <a class="file" href={f().originalUrl} target="_blank" rel="noopener" download={f().filename}>
-              📎 {f().filename} <span class="muted">({f().humanReadableSize})</span>
+              <Icon name="clip" size={14} /> {f().filename} <span class="muted">({f().humanReadableSize})</span>
             </a>
           }
         >
@@ -667,7 +668,7 @@ function Composer(props: { state: AppState; channel: Channel; replies: Message[]
           <For each={files()}>
             {(f) => (
               <span class="chip">
-                📎 {f.name}
+                <Icon name="clip" size={14} /> {f.name}
                 <button aria-label={`Remove ${f.name}`} onClick={() => setFiles(files().filter((x) => x !== f))}>
                   ×
                 </button>
@@ -696,7 +697,7 @@ function Composer(props: { state: AppState; channel: Channel; replies: Message[]
       <div class="composer-row">
         <Show when={props.channel.havePermission("UploadFiles")}>
           <button aria-label="Attach files" title="Attach files" onClick={() => fileInput.click()} disabled={!canSend()}>
-            ＋
+            <Icon name="clip" />
           </button>
           <input ref={fileInput} type="file" multiple hidden name="attachments" onChange={(e) => setFiles([...files(), ...Array.from(e.currentTarget.files ?? [])].slice(0, 5))} />
         </Show>
