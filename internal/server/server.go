@@ -163,7 +163,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
-	web, err := webapp.New(webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL})
+	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL}
+	for _, n := range cfg.Voice.Nodes {
+		webOpts.VoiceURLs = append(webOpts.VoiceURLs, n.PublicURL)
+	}
+	web, err := webapp.New(webOpts)
 	if err != nil {
 		return nil, fmt.Errorf("web client: %w", err)
 	}

@@ -33,6 +33,9 @@ type Options struct {
 	APIURL    string
 	EventsURL string
 	FilesURL  string
+	// VoiceURLs are the LiveKit servers' public addresses (wss://...),
+	// which the client's voice calls connect to.
+	VoiceURLs []string
 }
 
 // Handler serves the client.
@@ -79,7 +82,7 @@ func policy(o Options) string {
 	files := sources(o.APIURL, o.FilesURL)
 	return "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
 		"img-src " + files + " data: blob:; media-src " + files + " blob:; " +
-		"connect-src " + sources(o.APIURL, o.FilesURL, o.EventsURL) + "; " +
+		"connect-src " + sources(append([]string{o.APIURL, o.FilesURL, o.EventsURL}, o.VoiceURLs...)...) + "; " +
 		"font-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'"
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,6 +35,30 @@ func TestWantsPage(t *testing.T) {
 		if got := webapp.WantsPage(r); got != tc.want {
 			t.Errorf("%s Accept %q: WantsPage = %v, want %v", tc.method, tc.accept, got, tc.want)
 		}
+	}
+}
+
+func TestPolicyAllowsOnlyTheInstance(t *testing.T) {
+	h, err := webapp.New(webapp.Options{APIURL: "https://chat.example/api", EventsURL: "wss://chat.example/events",
+		FilesURL: "https://files.example/autumn", VoiceURLs: []string{"wss://voice.example", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.Page(rec, httptest.NewRequest("GET", "/app/", nil))
+	csp := rec.Header().Get("Content-Security-Policy")
+	for _, want := range []string{
+		"default-src 'self'",
+		"img-src 'self' https://chat.example https://files.example data: blob:",
+		"connect-src 'self' https://chat.example https://files.example wss://chat.example wss://voice.example;",
+		"object-src 'none'",
+	} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP lacks %q:\n%s", want, csp)
+		}
+	}
+	if !strings.Contains(rec.Body.String(), `<meta name="ermine-api" content="https://chat.example/api">`) {
+		t.Errorf("page does not name the API:\n%s", rec.Body.String())
 	}
 }
 

@@ -64,21 +64,46 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
   );
 }
 
+/**
+ * Joins the channel's voice call: the API hands a LiveKit address and
+ * token (POST /channels/{id}/join_call); LiveKit's JS client, loaded only
+ * now, connects and publishes the microphone.
+ */
 function VoiceButton(props: { state: AppState; channel: Channel }) {
-  const [joined, setJoined] = createSignal<string>();
+  const [room, setRoom] = createSignal<{ disconnect: () => Promise<void> }>();
+  const [busy, setBusy] = createSignal(false);
   const join = async () => {
+    setBusy(true);
     try {
-      const res = (await props.state.client!.api.post(`/channels/${props.channel.id}/join_call` as never, {} as never)) as { url?: string };
-      setJoined(res.url ?? "voice");
-      props.state.notify("Voice token received; audio needs the instance's LiveKit server.");
+      const node = props.state.config?.features.livekit?.nodes[0]?.name;
+      const { url, token } = await props.channel.joinCall(node);
+      const { Room, RoomEvent } = await import("livekit-client");
+      const r = new Room();
+      r.on(RoomEvent.Disconnected, () => setRoom(undefined));
+      r.on(RoomEvent.TrackSubscribed, (track) => {
+        if (track.kind === "audio") document.body.appendChild(track.attach()).classList.add("voice-audio");
+      });
+      await r.connect(url, token);
+      await r.localParticipant.setMicrophoneEnabled(true).catch(() => props.state.notify("Joined without a microphone", "error"));
+      setRoom(r);
     } catch (err) {
-      props.state.notify(errorText(err), "error");
+      props.state.notify(`Voice: ${errorText(err)}`, "error");
+    } finally {
+      setBusy(false);
     }
   };
+  const leave = async () => {
+    await room()?.disconnect();
+    document.querySelectorAll("audio.voice-audio").forEach((a) => a.remove());
+    setRoom(undefined);
+  };
+  onCleanup(() => void room()?.disconnect());
   return (
-    <button onClick={join} disabled={!!joined()} aria-pressed={!!joined()}>
-      {joined() ? "In voice" : "Join voice"}
-    </button>
+    <Show when={room()} fallback={<button onClick={join} disabled={busy()}>Join voice</button>}>
+      <button class="danger" onClick={leave}>
+        Leave voice
+      </button>
+    </Show>
   );
 }
 
