@@ -224,6 +224,20 @@ try {
     step(`README screenshot written to ${process.env.README_SHOT}`);
   }
 
+  step("a custom emoji: add it in the server settings, react with it");
+  await a.getByRole("link", { name: "Server settings" }).click();
+  await a.getByRole("link", { name: "Emoji", exact: true }).click();
+  await a.getByLabel("Emoji name").fill("ermine");
+  await a.getByLabel("Emoji image").setInputFiles({ name: "ermine.png", mimeType: "image/png", buffer: png(64, 64) });
+  await a.getByRole("button", { name: "Add emoji" }).click();
+  await a.getByRole("list", { name: "Custom emoji" }).getByText(":ermine:").waitFor();
+  await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
+  const pictured = a.locator(".message", { hasText: "a picture" }).first();
+  await pictured.hover();
+  await pictured.getByRole("button", { name: "Add reaction" }).click();
+  await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: ":ermine:" }).click();
+  await b.locator(".message", { hasText: "a picture" }).first().locator(".reaction img.emoji.custom").waitFor();
+
   step("add a plugin from the settings page; it changes the page");
   const banner = JSON.parse(readFileSync(path.join(here, "..", "plugins", "hello-banner.json"), "utf8"));
   const tools = JSON.parse(readFileSync(path.join(here, "..", "plugins", "message-tools.json"), "utf8"));

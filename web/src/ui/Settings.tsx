@@ -245,6 +245,7 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
           ["overview", "Overview"],
           ["roles", "Roles"],
           ["channels", "Channels"],
+          ["emoji", "Emoji"],
         ]}
         current={props.tab}
         to={(t) => href.serverSettings(props.server.id, t)}
@@ -255,6 +256,9 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
         </Match>
         <Match when={props.tab === "channels"}>
           <Channels state={props.state} server={props.server} />
+        </Match>
+        <Match when={props.tab === "emoji"}>
+          <Emojis state={props.state} server={props.server} />
         </Match>
       </Switch>
     </div>
@@ -441,6 +445,49 @@ function Channels(props: { state: AppState; server: Server }) {
           disabled={!canEdit()}
           onChange={(a, d) => guard(props.state, () => channel()!.setPermissions(target() === "default" ? "default" : target(), { allow: a, deny: d } as never))()}
         />
+      </Show>
+    </div>
+  );
+}
+
+function Emojis(props: { state: AppState; server: Server }) {
+  const [name, setName] = createSignal("");
+  let file!: HTMLInputElement;
+  const client = () => props.state.client!;
+  const list = () => client().emojis.filter((e) => (e as unknown as { parent?: { id: string } }).parent?.id === props.server.id);
+  const canManage = () => props.server.havePermission("ManageCustomisation");
+  const create = guard(props.state, async () => {
+    const f = file.files?.[0];
+    if (!f) throw new Error("Pick an image first");
+    const id = await client().uploadFile("emojis", f);
+    await props.server.createEmoji(id, { name: name().trim().toLowerCase() } as never);
+    setName("");
+    file.value = "";
+  }, "Emoji added");
+  return (
+    <div class="card wide">
+      <Show when={list().length} fallback={<p class="muted">No custom emoji yet.</p>}>
+        <ul class="people" aria-label="Custom emoji">
+          <For each={list()}>
+            {(e) => (
+              <li class="person">
+                <img class="emoji custom" src={`${props.state.config?.features.autumn.url}/emojis/${e.id}`} alt="" />
+                <span>:{e.name}:</span>
+                <span class="spacer" />
+                <Show when={canManage()}>
+                  <button onClick={guard(props.state, () => props.server.deleteEmoji(e.id))}>Delete</button>
+                </Show>
+              </li>
+            )}
+          </For>
+        </ul>
+      </Show>
+      <Show when={canManage()}>
+        <form class="inline-form" onSubmit={create} aria-label="Add an emoji">
+          <input aria-label="Emoji name" placeholder="name" required pattern="[a-z0-9_]{1,32}" value={name()} onInput={(e) => setName(e.currentTarget.value)} />
+          <input ref={file} type="file" accept="image/*" aria-label="Emoji image" />
+          <button type="submit" class="primary">Add emoji</button>
+        </form>
       </Show>
     </div>
   );
