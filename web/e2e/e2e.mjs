@@ -294,6 +294,29 @@ try {
   await quoted.getByRole("button", { name: "Quote" }).click();
   await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
 
+  step("friends: a request by username, accepted; a direct message both ways");
+  const aliceTag = await a.evaluate(() => `${window.state.client.user.username}#${window.state.client.user.discriminator}`);
+  await b.getByRole("link", { name: "Home" }).click();
+  await b.getByRole("textbox", { name: "Add a friend by username" }).fill(aliceTag);
+  await b.getByRole("button", { name: "Send request" }).click();
+  await b.getByRole("heading", { name: "Pending" }).waitFor();
+  await a.getByRole("link", { name: "Home" }).click();
+  await a.getByRole("link", { name: "Friends" }).click();
+  await a.getByRole("heading", { name: "Requests" }).waitFor();
+  await a.getByRole("button", { name: "Accept" }).click();
+  await a.getByRole("heading", { name: "Friends — 1" }).waitFor();
+  await b.getByRole("heading", { name: "Friends — 1" }).waitFor();
+  await a.getByRole("button", { name: "Message" }).click();
+  await a.getByRole("heading", { name: `@${bob}` }).waitFor();
+  await a.locator('textarea[name="message"]').fill("hello in private");
+  await a.locator('textarea[name="message"]').press("Enter");
+  await b.getByRole("link", { name: new RegExp(`^${alice}`) }).click();
+  await b.locator(".message .content", { hasText: "hello in private" }).waitFor();
+  await b.locator('textarea[name="message"]').fill("private reply");
+  await b.locator('textarea[name="message"]').press("Enter");
+  await a.locator(".message .content", { hasText: "private reply" }).waitFor();
+  await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
+
   step("phone width: the channel list opens from the menu button");
   await a.setViewportSize({ width: 390, height: 760 });
   await a.locator('textarea[name="message"]').waitFor();
@@ -301,6 +324,16 @@ try {
   await a.getByRole("link", { name: /^General/ }).click();
   await a.getByRole("heading", { name: "# General" }).waitFor();
   await a.locator(".message .content", { hasText: "over in general" }).waitFor();
+
+  step("log out and log in again");
+  await a.setViewportSize({ width: 1280, height: 800 });
+  await a.goto(`${BASE}/app/settings/profile`);
+  await a.getByRole("button", { name: "Log out" }).click();
+  await a.getByRole("heading", { name: "Log in to Ermine" }).waitFor();
+  await a.getByLabel("Email").fill(`${alice}@ermine.test`);
+  await a.getByLabel("Password").fill("a long enough password 1");
+  await a.getByRole("button", { name: "Log in" }).click();
+  await a.getByRole("heading", { name: "Settings", exact: true }).waitFor({ timeout: 30_000 });
 
   if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);
   step("passed");

@@ -169,14 +169,15 @@ export class AppState {
   /** Starts the events connection for a session and remembers it. */
   start(session: SavedSession) {
     localStorage.setItem(SESSION_KEY, JSON.stringify(session));
-    this.client?.removeAllListeners();
-    this.client?.events.disconnect();
+    stopClient(this.client);
     const client = new Client(
       { baseURL: this.apiURL, autoReconnect: true, syncUnreads: true },
       this.config as never,
     );
     client.useExistingSession(session);
     client.on("logout", () => this.forget());
+    // Without a listener the emitter throws on an error event.
+    client.on("error", (err) => console.warn("events connection:", err));
     client.connect();
     this.#client[1](client);
   }
@@ -196,14 +197,18 @@ export class AppState {
 
   forget() {
     localStorage.removeItem(SESSION_KEY);
-    const client = this.client;
-    if (client) {
-      client.removeAllListeners();
-      client.events.disconnect();
-    }
+    stopClient(this.client);
     this.#client[1](undefined);
     this.setChannelId(undefined);
   }
+}
+
+/** Stops a client for good: no reconnecting; its error listener stays. */
+function stopClient(client: Client | undefined) {
+  if (!client) return;
+  (client.options as { autoReconnect: boolean }).autoReconnect = false;
+  client.removeAllListeners("logout");
+  client.events.disconnect();
 }
 
 /** The API address the server wrote into the page, or this page's origin. */

@@ -235,7 +235,9 @@ function HomeList(props: { state: AppState; route: Route }) {
   const client = () => props.state.client!;
   const conversations = createMemo(() =>
     client()
-      .channels.filter((c) => (c.type === "DirectMessage" && c.active) || c.type === "Group")
+      // A DM shows once it is active or has a message (the message event
+      // may arrive before, or instead of, an update saying it is active).
+      .channels.filter((c) => (c.type === "DirectMessage" && (c.active || !!c.lastMessageId)) || c.type === "Group")
       .sort((a, b) => (b.lastMessageAt?.getTime() ?? b.createdAt.getTime()) - (a.lastMessageAt?.getTime() ?? a.createdAt.getTime())),
   );
   const incoming = () => client().users.filter((u) => u.relationship === "Incoming").length;
