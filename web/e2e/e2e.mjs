@@ -201,6 +201,11 @@ try {
   await edited.getByRole("button", { name: "Delete" }).click();
   await b.locator(".message", { hasText: "hello, edited" }).waitFor({ state: "detached" });
 
+  step("typing: one person types, the other sees it");
+  await b.locator('textarea[name="message"]').pressSequentially("typing something");
+  await a.locator(".typing", { hasText: `${bob} is typing` }).waitFor();
+  await b.locator('textarea[name="message"]').fill("");
+
   step("react");
   const bobsMessage = a.locator(".message", { hasText: "hi alice, from the API" }).first();
   await bobsMessage.hover();
@@ -324,6 +329,15 @@ try {
   await a.getByRole("link", { name: /^General/ }).click();
   await a.getByRole("heading", { name: "# General" }).waitFor();
   await a.locator(".message .content", { hasText: "over in general" }).waitFor();
+
+  step("profile: display name and status show to others");
+  await b.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
+  await b.locator(".members .member", { hasText: alice }).waitFor();
+  await a.goto(`${BASE}/app/settings/profile`);
+  await a.getByRole("textbox", { name: "Display name" }).fill("Alice E2E");
+  await a.getByRole("textbox", { name: "Status" }).fill("testing Ermine");
+  await a.getByRole("button", { name: "Save" }).click();
+  await b.locator(".members .member", { hasText: "Alice E2E" }).filter({ hasText: "testing Ermine" }).waitFor();
 
   step("log out and log in again");
   await a.setViewportSize({ width: 1280, height: 800 });
