@@ -243,6 +243,24 @@ try {
   await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: ":ermine:" }).click();
   await b.locator(".message", { hasText: "a picture" }).first().locator(".reaction img.emoji.custom").waitFor();
 
+  step("roles and a channel override: denying Everyone SendMessage silences the other person");
+  await a.getByRole("link", { name: "Server settings" }).click();
+  await a.getByRole("link", { name: "Roles", exact: true }).click();
+  await a.getByRole("textbox", { name: "New role name" }).fill("Mods");
+  await a.getByRole("button", { name: "Create role" }).click();
+  await a.getByRole("combobox", { name: "ManageMessages" }).selectOption("allow");
+  await a.waitForFunction(
+    ([sid]) => [...window.state.client.servers.get(sid).roles.values()].some((r) => r.name === "Mods" && Number(r.permissions.a) === 8388608),
+    [serverId],
+  );
+  await a.getByRole("link", { name: "Channels", exact: true }).click();
+  await a.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#e2e-room" });
+  await a.getByRole("combobox", { name: "SendMessage" }).selectOption("deny");
+  await b.getByRole("textbox", { name: /^Message #e2e-room/ }).and(b.locator("[disabled]")).waitFor();
+  await a.getByRole("combobox", { name: "SendMessage" }).selectOption("neutral");
+  await b.locator('textarea[name="message"]:not([disabled])').waitFor();
+  await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
+
   step("add a plugin from the settings page; it changes the page");
   const banner = JSON.parse(readFileSync(path.join(here, "..", "plugins", "hello-banner.json"), "utf8"));
   const tools = JSON.parse(readFileSync(path.join(here, "..", "plugins", "message-tools.json"), "utf8"));
