@@ -356,6 +356,8 @@ try {
   await a.getByRole("textbox", { name: "Status" }).fill("testing Ermine");
   await a.getByRole("button", { name: "Save" }).click();
   await b.locator(".members .member", { hasText: "Alice E2E" }).filter({ hasText: "testing Ermine" }).waitFor();
+  await a.getByLabel("Change avatar").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png(96, 96) });
+  await b.locator(".members .member", { hasText: "Alice E2E" }).locator('img[src*="/avatars/"]').waitFor();
 
   step("log out and log in again");
   await a.setViewportSize({ width: 1280, height: 800 });

@@ -71,6 +71,7 @@ export class AppState {
   #noticeSeq = 0;
 
   constructor(apiURL: string) {
+    patchRateLimits((ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
     this.apiURL = apiURL.replace(/\/+$/, "");
     this.api = new API({ baseURL: this.apiURL });
     this.plugins = new PluginManager(this, {
@@ -201,6 +202,23 @@ export class AppState {
     this.#client[1](undefined);
     this.setChannelId(undefined);
   }
+}
+
+let patched = false;
+
+/**
+ * Makes every API request (ours and stoat.js's, which share stoat-api's
+ * API class) wait out a rate limit and try again, so a person sees a
+ * short wait rather than an error.
+ */
+function patchRateLimits(onWait: (ms: number) => void) {
+  if (patched) return;
+  patched = true;
+  const proto = API.prototype as unknown as { req: (...args: unknown[]) => Promise<unknown> };
+  const original = proto.req;
+  proto.req = function (this: unknown, ...args: unknown[]) {
+    return retrying(() => original.apply(this, args), onWait);
+  };
 }
 
 /** Stops a client for good: no reconnecting; its error listener stays. */

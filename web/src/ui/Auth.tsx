@@ -4,7 +4,7 @@
 // when registration is invite-only.
 
 import { createSignal, Match, Show, Switch } from "solid-js";
-import { errorText, retrying, type AppState, type SavedSession } from "../state";
+import { errorText, type AppState, type SavedSession } from "../state";
 import { navigate, href } from "../router";
 
 type LoginAnswer =
@@ -41,7 +41,7 @@ export function Login(props: { state: AppState; onSession: (s: SavedSession) => 
             friendly_name: friendlyName(),
           }
         : { email: email(), password: password(), friendly_name: friendlyName() };
-      finish((await retrying(() => props.state.api.post("/auth/session/login", body as never), wait(setError))) as unknown as LoginAnswer);
+      finish((await props.state.api.post("/auth/session/login", body as never)) as unknown as LoginAnswer);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -102,17 +102,17 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
     try {
       const body: Record<string, string> = { email: email(), password: password() };
       if (features()?.invite_only) body.invite = invite().trim();
-      await retrying(() => props.state.api.post("/auth/account/create", body as never), wait(setError));
-      setError("");
+      await props.state.api.post("/auth/account/create", body as never);
       if (features()?.email) {
         setSent(true);
         return;
       }
       // Without mail the account is usable at once: log straight in.
-      const answer = (await retrying(
-        () => props.state.api.post("/auth/session/login", { email: email(), password: password(), friendly_name: friendlyName() } as never),
-        wait(setError),
-      )) as unknown as LoginAnswer;
+      const answer = (await props.state.api.post("/auth/session/login", {
+        email: email(),
+        password: password(),
+        friendly_name: friendlyName(),
+      } as never)) as unknown as LoginAnswer;
       if (answer.result === "Success") props.onSession({ _id: answer._id, token: answer.token, user_id: answer.user_id });
       else navigate("/app/login");
     } catch (err) {
@@ -176,7 +176,7 @@ export function Onboarding(props: { state: AppState; session: SavedSession; onDo
     e.preventDefault();
     setError("");
     try {
-      await retrying(() => props.state.sessionAPI(props.session).post("/onboard/complete", { username: username().trim() } as never), wait(setError));
+      await props.state.sessionAPI(props.session).post("/onboard/complete", { username: username().trim() } as never);
       props.onDone();
     } catch (err) {
       setError(errorText(err));
@@ -307,9 +307,6 @@ export function ConfirmDelete(props: { state: AppState; token: string }) {
     </main>
   );
 }
-
-/** Tells the person about a rate-limit wait. */
-const wait = (say: (text: string) => void) => (ms: number) => say(`Too many attempts: trying again in ${Math.ceil(ms / 1000)} s…`);
 
 function friendlyName() {
   const ua = navigator.userAgent;
