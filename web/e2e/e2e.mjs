@@ -165,6 +165,8 @@ try {
   const bobSession = await b.evaluate(() => JSON.parse(localStorage.getItem("ermine:session")));
   await api("POST", `/channels/${channelId}/messages`, { content: "hi alice, from the API" }, bobSession.token);
   await a.locator(".message .content", { hasText: "hi alice, from the API" }).waitFor();
+  await api("POST", `/channels/${channelId}/messages`, { content: "with an embed", embeds: [{ title: "An embed", description: "sent through the API", colour: "#6c8cff" }] }, bobSession.token);
+  await a.locator(".message", { hasText: "with an embed" }).locator(".embed", { hasText: "An embed" }).filter({ hasText: "sent through the API" }).waitFor();
 
   step("unread marks: a message in another channel marks it");
   const serverId = (await api("GET", `/channels/${channelId}`, undefined, bobSession.token)).server;

@@ -450,28 +450,35 @@ function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }
   );
 }
 
-interface EmbedData {
+/** The fields of stoat.js's MessageEmbed classes (Website, Text, Image, Video). */
+interface EmbedView {
   type: string;
   url?: string;
   title?: string;
   description?: string;
-  site_name?: string;
+  siteName?: string;
   colour?: string;
-  icon_url?: string;
-  media?: { _id: string; tag: string };
   image?: { url: string };
-  original_url?: string;
+  media?: { previewUrl: string; metadata?: { type: string } };
 }
 
-function Embed(props: { state: AppState; embed: EmbedData }) {
-  const e = () => (props.embed as unknown as { toJSON?: () => EmbedData }).toJSON?.() ?? props.embed;
-  // Images of outside sites load only through the instance's proxy.
-  const proxied = (url?: string) => (url && props.state.config?.features.january.enabled ? props.state.client!.proxyFile(url) : undefined);
+/**
+ * Link previews and webhook embeds. Images of outside sites load only
+ * through the instance's proxy (January) when it has one, and not at all
+ * otherwise: the page loads nothing from outside the instance.
+ */
+function Embed(props: { state: AppState; embed: EmbedView }) {
+  const e = () => props.embed;
+  const january = () => props.state.config?.features.january;
+  const proxied = (url?: string) => (url && january()?.enabled ? `${january()!.url}/proxy?url=${encodeURIComponent(url)}` : undefined);
   return (
-    <Show when={e().type === "Website" || e().type === "Text"} fallback={<Show when={e().type === "Image" && proxied(e().url)}>{(src) => <img class="attachment" src={src()} alt="" loading="lazy" />}</Show>}>
+    <Show
+      when={e().type === "Website" || e().type === "Text"}
+      fallback={<Show when={e().type === "Image" && proxied(e().url)}>{(src) => <img class="attachment" src={src()} alt="" loading="lazy" />}</Show>}
+    >
       <div class="embed" style={{ "border-color": e().colour ?? undefined }}>
-        <Show when={e().site_name}>
-          <div class="muted">{e().site_name}</div>
+        <Show when={e().siteName}>
+          <div class="muted">{e().siteName}</div>
         </Show>
         <Show when={e().title}>
           <Show when={safeURL(e().url)} fallback={<strong>{e().title}</strong>}>
@@ -484,6 +491,7 @@ function Embed(props: { state: AppState; embed: EmbedData }) {
           <p>{e().description}</p>
         </Show>
         <Show when={proxied(e().image?.url)}>{(src) => <img class="embed-image" src={src()} alt="" loading="lazy" />}</Show>
+        <Show when={e().media?.metadata?.type === "Image" && e().media}>{(m) => <img class="embed-image" src={m().previewUrl} alt="" loading="lazy" />}</Show>
       </div>
     </Show>
   );
