@@ -78,26 +78,47 @@ func TestEndToEnd(t *testing.T) {
 	_, err := os.Stat(chromiumPath)
 	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
 	url := startErmine(t, buildErmine(t))
+	runScript(t, bin, url, "e2e.mjs", "] passed")
+}
 
+// TestInfiniteScroll seeds a channel with more messages than a page
+// through the API and scrolls its history up to the start in Chromium
+// (e2e/scroll.mjs). Its Ermine runs without rate limits: seeding 120
+// messages within the messaging limit would take a minute.
+func TestInfiniteScroll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
+	}
+	bin := node(t, "playwright-core")
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	url := startErmine(t, buildErmine(t), "ERMINE_LIMITS_RATE_LIMITS=false")
+	runScript(t, bin, url, "scroll.mjs", "passed")
+}
+
+// runScript runs one e2e/*.mjs script against url and fails the test
+// unless it exits cleanly having printed done.
+func runScript(t *testing.T, bin, url, script, done string) {
+	t.Helper()
 	shots := os.Getenv("ERMINE_E2E_SCREENSHOTS")
 	if shots == "" {
 		shots = filepath.Join(os.TempDir(), "ermine-web-e2e")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", "e2e.mjs"))
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", script))
 	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+shots)
 	if shot := os.Getenv("ERMINE_E2E_README_SHOT"); shot != "" {
 		cmd.Env = append(cmd.Env, "README_SHOT="+shot)
 	}
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("e2e (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	t.Logf("%s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out)
 	if err != nil {
-		t.Fatalf("the end-to-end test failed: %v (screenshots in %s)", err, shots)
+		t.Fatalf("%s failed: %v (screenshots in %s)", script, err, shots)
 	}
-	if !bytes.Contains(out, []byte("] passed")) {
-		t.Fatal("the end-to-end test did not reach its end")
+	if !bytes.Contains(out, []byte(done)) {
+		t.Fatalf("%s did not reach its end", script)
 	}
 }
 
@@ -117,11 +138,11 @@ func buildErmine(t *testing.T) string {
 }
 
 // startErmine runs the binary on 127.0.0.1:0 with a fresh data directory
-// and returns the API URL it announces; the test's end stops it.
-func startErmine(t *testing.T, bin string) string {
+// (and env) and returns the API URL it announces; the test's end stops it.
+func startErmine(t *testing.T, bin string, env ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
-	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info")
+	cmd.Env = append(append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
