@@ -163,7 +163,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
-	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL}
+	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL,
+		Captcha: cfg.Captcha.Enabled()}
 	for _, n := range cfg.Voice.Nodes {
 		webOpts.VoiceURLs = append(webOpts.VoiceURLs, n.PublicURL)
 	}

@@ -36,6 +36,10 @@ type Options struct {
 	// VoiceURLs are the LiveKit servers' public addresses (wss://...),
 	// which the client's voice calls connect to.
 	VoiceURLs []string
+	// Captcha says registration asks for an hCaptcha answer: the page may
+	// then load hCaptcha's widget, the one thing it takes from outside
+	// the instance, and only because its operator turned it on.
+	Captcha bool
 }
 
 // Handler serves the client.
@@ -80,11 +84,19 @@ func policy(o Options) string {
 		return strings.Join(list, " ")
 	}
 	files := sources(o.APIURL, o.FilesURL)
-	return "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
+	captcha, frames := "", "'self'"
+	if o.Captcha {
+		captcha = " " + hcaptcha
+		frames += captcha
+	}
+	return "default-src 'self'; script-src 'self' 'unsafe-eval'" + captcha + "; style-src 'self' 'unsafe-inline'" + captcha + "; " +
 		"img-src " + files + " data: blob:; media-src " + files + " blob:; " +
-		"connect-src " + sources(append([]string{o.APIURL, o.FilesURL, o.EventsURL}, o.VoiceURLs...)...) + "; " +
-		"font-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'"
+		"connect-src " + sources(append([]string{o.APIURL, o.FilesURL, o.EventsURL}, o.VoiceURLs...)...) + captcha + "; " +
+		"frame-src " + frames + "; font-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'"
 }
+
+// hcaptcha is where hCaptcha's widget comes from (its documented CSP sources).
+const hcaptcha = "https://hcaptcha.com https://*.hcaptcha.com"
 
 // originOf returns scheme://host of an absolute URL, or "".
 func originOf(u string) string {

@@ -60,6 +60,27 @@ func TestPolicyAllowsOnlyTheInstance(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `<meta name="ermine-api" content="https://chat.example/api">`) {
 		t.Errorf("page does not name the API:\n%s", rec.Body.String())
 	}
+	if strings.Contains(csp, "hcaptcha") {
+		t.Errorf("captcha is off but the CSP allows hCaptcha: %s", csp)
+	}
+
+	// With captcha on, hCaptcha's widget may load (and nothing else new).
+	h, err = webapp.New(webapp.Options{APIURL: "https://chat.example", Captcha: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = httptest.NewRecorder()
+	h.Page(rec, httptest.NewRequest("GET", "/", nil))
+	csp = rec.Header().Get("Content-Security-Policy")
+	for _, want := range []string{
+		"script-src 'self' 'unsafe-eval' https://hcaptcha.com https://*.hcaptcha.com;",
+		"frame-src 'self' https://hcaptcha.com https://*.hcaptcha.com;",
+		"img-src 'self' https://chat.example data: blob:;",
+	} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("captcha on: CSP lacks %q:\n%s", want, csp)
+		}
+	}
 }
 
 func get(t *testing.T, url, accept string) (*http.Response, string) {

@@ -6,6 +6,7 @@
 import { createSignal, Match, Show, Switch } from "solid-js";
 import { errorText, type AppState, type SavedSession } from "../state";
 import { navigate, href } from "../router";
+import { Captcha } from "./Captcha";
 
 type LoginAnswer =
   | ({ result: "Success" } & SavedSession)
@@ -92,6 +93,7 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
   const [invite, setInvite] = createSignal("");
   const [error, setError] = createSignal("");
   const [sent, setSent] = createSignal(false);
+  const [captcha, setCaptcha] = createSignal<string>();
   const [busy, setBusy] = createSignal(false);
   const features = () => props.state.config?.features;
 
@@ -102,6 +104,10 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
     try {
       const body: Record<string, string> = { email: email(), password: password() };
       if (features()?.invite_only) body.invite = invite().trim();
+      if (features()?.captcha.enabled) {
+        if (!captcha()) throw new Error("Please answer the captcha first.");
+        body.captcha = captcha()!;
+      }
       await props.state.api.post("/auth/account/create", body as never);
       if (features()?.email) {
         setSent(true);
@@ -151,10 +157,7 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
             </label>
           </Show>
           <Show when={features()?.captcha.enabled}>
-            <p class="muted">
-              This instance asks for a captcha, which loads from an outside service; this client does not load outside
-              services, so register with another client or ask the operator for an account.
-            </p>
+            <Captcha siteKey={features()!.captcha.key} onToken={setCaptcha} onError={setError} />
           </Show>
           <Show when={error()}>
             <p class="error" role="alert">{error()}</p>
