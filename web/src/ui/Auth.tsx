@@ -82,8 +82,41 @@ export function Login(props: { state: AppState; onSession: (s: SavedSession) => 
         <p class="muted">
           New here? <a href={"/app/register"} onClick={link("/app/register")}>Create an account</a>
         </p>
+        <Show when={props.state.config?.features.email && !mfa()}>
+          <MailHelp state={props.state} email={email()} />
+        </Show>
       </form>
     </main>
+  );
+}
+
+/** Only on instances that send mail: a password reset link, or the verification mail again. */
+function MailHelp(props: { state: AppState; email: string }) {
+  const [said, setSaid] = createSignal("");
+  const send = (route: string, done: string) => async () => {
+    if (!props.email) {
+      setSaid("Type your email address above first.");
+      return;
+    }
+    try {
+      await props.state.api.post(route as never, { email: props.email } as never);
+      setSaid(done);
+    } catch (err) {
+      setSaid(errorText(err));
+    }
+  };
+  return (
+    <div class="row wrap">
+      <button type="button" onClick={send("/auth/account/reset_password", "If an account uses that address, a reset link is on its way.")}>
+        Forgot your password?
+      </button>
+      <button type="button" onClick={send("/auth/account/reverify", "If that address waits for verification, a new link is on its way.")}>
+        Resend verification mail
+      </button>
+      <Show when={said()}>
+        <p class="muted" role="status">{said()}</p>
+      </Show>
+    </div>
   );
 }
 
