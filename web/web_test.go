@@ -12,10 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"ermine/internal/apitest"
 )
 
 // chromiumPath is Debian's chromium package (apt-get install chromium).
@@ -94,6 +97,64 @@ func TestInfiniteScroll(t *testing.T) {
 	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
 	url := startErmine(t, buildErmine(t), "ERMINE_LIMITS_RATE_LIMITS=false")
 	runScript(t, bin, url, "scroll.mjs", "passed")
+}
+
+// TestMailFlows runs e2e/mail.mjs against an Ermine that sends mail to a
+// test mailbox: registration says "check your mail", the links in the
+// verification and password reset mails open the client and work.
+func TestMailFlows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
+	}
+	bin := node(t, "playwright-core")
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	box := apitest.StartSMTP(t, "ermine", "mail-secret")
+	host, port, _ := strings.Cut(box.Addr(), ":")
+	url := startErmine(t, buildErmine(t), "ERMINE_EMAIL_HOST="+host, "ERMINE_EMAIL_PORT="+port, "ERMINE_EMAIL_TLS=none",
+		"ERMINE_EMAIL_USERNAME=ermine", "ERMINE_EMAIL_PASSWORD=mail-secret", "ERMINE_EMAIL_FROM=Ermine <noreply@ermine.test>")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", "mail.mjs"))
+	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+filepath.Join(os.TempDir(), "ermine-web-e2e"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`https?://\S+/app/login/(?:verify|reset)/\S+`)
+	var out strings.Builder
+	passed := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		switch {
+		case line == "MAIL?":
+			m := box.Wait()
+			found := link.FindString(m.Body)
+			if found == "" {
+				t.Errorf("no client link in the mail %q:\n%s", m.Subject, m.Body)
+			}
+			fmt.Fprintln(stdin, found)
+		case strings.HasSuffix(line, "passed"):
+			passed = true
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("mail.mjs:\n%s%s", out.String(), stderr.String())
+	if err != nil || !passed {
+		t.Fatalf("mail.mjs failed: %v", err)
+	}
 }
 
 // runScript runs one e2e/*.mjs script against url and fails the test
