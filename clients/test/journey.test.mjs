@@ -253,6 +253,62 @@ step("delete a message", { routes: [`DELETE /channels/${NOBODY}/messages/${NOBOD
   assert.equal(s.bob.client.messages.get(doomed.id), undefined);
 });
 
+step(
+  "a webhook posts a message both libraries receive",
+  { routes: [`POST /channels/${NOBODY}/webhooks`, `POST /webhooks/${NOBODY}/x`], needs: [MESSAGES] },
+  async () => {
+    const alice = s.alice.client;
+    const bob = s.bob.client;
+    const hook = await alice.api.post(`/channels/${s.channel}/webhooks`, { name: "Ermine CI" });
+    assert.equal(hook.name, "Ermine CI", JSON.stringify(hook));
+    assert.equal(hook.channel_id, s.channel);
+    assert.match(hook.token, /^[A-Za-z0-9_-]{64}$/);
+
+    // A CI job posts with the token alone, no session: a plain fetch.
+    const text = `deployed ${Date.now()}`;
+    const atAlice = waitFor(alice, "messageCreate", (m) => m.content === text);
+    const atBob = waitFor(bob, "messageCreate", (m) => m.content === text);
+    const res = await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content: text, embeds: [{ title: "Build", description: "all green", colour: "#0f890f" }] }),
+    });
+    assert.equal(res.status, 200);
+    const sent = await res.json();
+    assert.equal(sent.webhook?.name, "Ermine CI", JSON.stringify(sent));
+    for (const [m] of await Promise.all([atAlice, atBob])) {
+      assert.equal(m.id, sent._id);
+      assert.equal(m.authorId, hook.id);
+      assert.equal(m.webhook?.name, "Ermine CI");
+      assert.equal(m.username, "Ermine CI", "clients show the webhook's name");
+      assert.equal(m.embeds?.[0]?.title, "Build");
+    }
+
+    // revolt.js lists the channel's webhooks and edits one through its token.
+    const listed = await alice.channels.get(s.channel).fetchWebhooks();
+    const mine = listed.find((w) => w.id === hook.id);
+    assert.ok(mine, "the new webhook is listed");
+    await mine.edit({ name: "Ermine CD" });
+    assert.equal(mine.name, "Ermine CD");
+
+    // stoat.js finds it from its id and token, posts through it and deletes it.
+    const found = await bob.channelWebhooks.fromToken(hook.id, hook.token);
+    assert.equal(found.name, "Ermine CD");
+    const again = `again ${Date.now()}`;
+    const seen = waitFor(bob, "messageCreate", (m) => m.content === again);
+    await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content: again }),
+    });
+    const [m] = await seen;
+    assert.equal(m.webhook?.name, "Ermine CD");
+    await found.delete();
+    const gone = await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`);
+    assert.equal(gone.status, 404);
+  },
+);
+
 const FRIENDS = "friend request and acceptance";
 
 step(

@@ -32,7 +32,7 @@ var statuses = map[string]int{
 	"InvalidCredentials": 401, "InvalidSession": 401, "NotAuthenticated": 401, "InvalidToken": 401,
 	"Blacklisted": 401, "OnboardingNotFinished": 401,
 
-	"AlreadyOnboarded": 403, "BlockedByOther": 403, "NotFriends": 403, "CannotEditMessage": 403,
+	"AlreadyOnboarded": 403, "BlockedByOther": 403, "NotFriends": 403, "CannotEditMessage": 403, "CannotDeleteMessage": 403,
 	"GroupTooLarge": 403, "Banned": 403, "BotIsPrivate": 403, "MissingPermission": 403,
 	"MissingUserPermission": 403, "NotElevated": 403, "NotPrivileged": 403,
 	"CannotGiveMissingPermissions": 403, "NotOwner": 403, "UnverifiedAccount": 403, "LockedOut": 403,

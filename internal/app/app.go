@@ -108,6 +108,9 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+	// WebhooksOff turns webhooks off: their use cases answer
+	// FeatureDisabled.
+	WebhooksOff bool
 }
 
 // App runs the use cases.
@@ -129,6 +132,8 @@ type App struct {
 	captcha    Captcha
 	passwords  *auth.Hasher
 	policy     *auth.Policy
+	// webhooksOff makes every webhook use case answer FeatureDisabled.
+	webhooksOff bool
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -161,7 +166,7 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, webhooksOff: d.WebhooksOff,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},

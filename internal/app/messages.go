@@ -176,12 +176,29 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	if err != nil {
 		return nil, err
 	}
+	now := a.now()
+	return a.postMessage(ctx, acc, sender{id: c.ID(), user: c.User, bot: c.User.IsBot(),
+		limits: a.limits.For(c.ID(), now)}, data, key)
+}
+
+// sender is who posts a message: a user (or bot) or a webhook.
+type sender struct {
+	id      chat.ID
+	user    *chat.User           // nil for a webhook
+	webhook *chat.MessageWebhook // nil for a user
+	bot     bool
+	limits  UserLimits
+}
+
+// postMessage checks a new message against what the sender holds in the
+// channel (acc.perms), stores it and publishes the Message event.
+func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, data chat.MessageSend, key string) (*chat.Message, error) {
 	if err := perm.Require(acc.perms, perm.SendMessage); err != nil {
 		return nil, err
 	}
 	now := a.now()
-	limits := a.limits.For(c.ID(), now)
-	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: c.ID()}
+	limits := from.limits
+	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: from.id, Webhook: from.webhook}
 
 	content := data.Content
 	if content != nil && *content == "" {
@@ -234,8 +251,9 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 
 	// Accounts younger than mentionAge mention nobody through replies or
 	// flags in discoverable servers, which are open to anyone.
-	quiet := acc.server != nil && acc.server.Discoverable && now.Sub(c.ID().Time()) < mentionAge
-	if m.Flags, err = messageFlags(c, data.Flags, quiet); err != nil {
+	quiet := acc.server != nil && acc.server.Discoverable && now.Sub(from.id.Time()) < mentionAge
+	var err error
+	if m.Flags, err = messageFlags(from.bot, data.Flags, quiet); err != nil {
 		return nil, err
 	}
 
@@ -259,7 +277,7 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	}
 	guard := ""
 	if nonce != "" {
-		guard = string(c.ID()) + "\x00" + nonce
+		guard = string(from.id) + "\x00" + nonce
 		if !a.nonces.reserve(guard) {
 			return nil, chat.ErrDuplicateNonce
 		}
@@ -278,8 +296,10 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	a.lastMessages.record(acc.ch.ID, m.ID)
 
 	out := *m
-	out.User = a.authorView(c.User)
-	out.Member = acc.member
+	if from.user != nil {
+		out.User = a.authorView(from.user)
+		out.Member = acc.member
+	}
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
 	return &out, nil
 }
@@ -319,7 +339,7 @@ func (a *App) insertMessage(ctx context.Context, m *chat.Message, data chat.Mess
 
 // messageFlags checks the flags a sender asked for. Only bots may set the
 // mention flags, and not both; users mention everyone through content.
-func messageFlags(c *Caller, in *uint32, quiet bool) (uint32, error) {
+func messageFlags(bot bool, in *uint32, quiet bool) (uint32, error) {
 	if in == nil {
 		return 0, nil
 	}
@@ -330,7 +350,7 @@ func messageFlags(c *Caller, in *uint32, quiet bool) (uint32, error) {
 		return 0, chat.ErrInvalidProperty
 	}
 	if f&mass != 0 {
-		if !c.User.IsBot() {
+		if !bot {
 			return 0, chat.ErrIsNotBot
 		}
 		if f&mass == mass {
@@ -632,15 +652,20 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 			return nil, err
 		}
 	}
-	limits := a.limits.For(c.ID(), a.now())
+	return a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+}
+
+// reviseMessage applies an edit to a message of channel that author
+// sent (else CannotEditMessage) and publishes MessageUpdate.
+func (a *App) reviseMessage(ctx context.Context, channel, id, author chat.ID, limits UserLimits, data chat.MessageEdit) (*chat.Message, error) {
 	var m *chat.Message
 	changes := chat.Partial{}
-	err = a.store.InTx(ctx, func(tx store.Store) error {
+	err := a.store.InTx(ctx, func(tx store.Store) error {
 		var err error
-		if m, err = channelMessage(ctx, tx, acc.ch.ID, id); err != nil {
+		if m, err = channelMessage(ctx, tx, channel, id); err != nil {
 			return err
 		}
-		if m.Author != c.ID() {
+		if m.Author != author {
 			return chat.ErrCannotEditMessage
 		}
 		content := m.Content

@@ -84,6 +84,7 @@ var (
 	ErrUnknownAttachment              = errType("UnknownAttachment")
 	ErrUnknownMessage                 = errType("UnknownMessage")
 	ErrCannotEditMessage              = errType("CannotEditMessage")
+	ErrCannotDeleteMessage            = errType("CannotDeleteMessage")
 	ErrCannotJoinCall                 = errType("CannotJoinCall")
 	ErrEmptyMessage                   = errType("EmptyMessage")
 	ErrPayloadTooLarge                = errType("PayloadTooLarge")

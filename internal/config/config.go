@@ -29,6 +29,7 @@ type Config struct {
 	Email        Email        `toml:"email"`
 	Captcha      Captcha      `toml:"captcha"`
 	Registration Registration `toml:"registration"`
+	Webhooks     Webhooks     `toml:"webhooks"`
 	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
 	Voice        Voice        `toml:"voice"`
@@ -159,6 +160,12 @@ type Registration struct {
 	InviteOnly bool `toml:"invite_only"` // require an invite code to register
 }
 
+// Webhooks controls channel webhooks, through which other services post
+// messages with a token.
+type Webhooks struct {
+	Enabled bool `toml:"enabled"` // false: every webhook route answers FeatureDisabled
+}
+
 // Passwords sets the cost of password hashes (argon2id). Hashes keep the
 // cost they were made with, so changing it never locks anyone out; each
 // is redone with the new cost at its next login.
@@ -268,6 +275,7 @@ func Default() Config {
 			},
 		},
 		Email:     Email{Port: 587, TLS: TLSStartTLS},
+		Webhooks:  Webhooks{Enabled: true},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
 		Gateway: Gateway{

@@ -109,6 +109,7 @@ api_secret = "s"
 				"ERMINE_FILES_LIMITS_ATTACHMENTS":      "123",
 				"ERMINE_GATEWAY_KEEPALIVE":             "5m",
 				"ERMINE_REGISTRATION_INVITE_ONLY":      "1",
+				"ERMINE_WEBHOOKS_ENABLED":              "false",
 				"ERMINE_LIMITS_NEW_USER_HOURS":         "0",
 				"ERMINE_LIMITS_DEFAULT_BOTS":           "9",
 				"ERMINE_PUBLIC_EVENTS_URL":             "wss://chat.example.com/events",
@@ -126,6 +127,7 @@ api_secret = "s"
 				c.Files.Limits.Attachments = 123
 				c.Gateway.Keepalive = 5 * time.Minute
 				c.Registration.InviteOnly = true
+				c.Webhooks.Enabled = false
 				c.Limits.NewUserHours = 0
 				c.Limits.Default.Bots = 9
 				c.Public.EventsURL = "wss://chat.example.com/events"

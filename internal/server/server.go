@@ -115,7 +115,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
-		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
+		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
+		WebhooksOff: !cfg.Webhooks.Enabled}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})

@@ -844,6 +844,23 @@ func testWebhooks(t *testing.T, s store.Store) {
 	same(t, list, []*chat.Webhook{w})
 	must(t, s.DeleteWebhook(c, w.ID))
 	wantErr(t, s.DeleteWebhook(c, w.ID), store.ErrNotFound)
+
+	// Deleting a channel deletes its webhooks, and only its own.
+	owner := chat.NewID()
+	doomed := &chat.Channel{ChannelType: chat.ChannelGroup, ID: chat.NewID(), Name: "doomed", Owner: owner, Recipients: []chat.ID{owner}}
+	kept := &chat.Channel{ChannelType: chat.ChannelGroup, ID: chat.NewID(), Name: "kept", Owner: owner, Recipients: []chat.ID{owner}}
+	must(t, s.InsertChannel(c, doomed))
+	must(t, s.InsertChannel(c, kept))
+	gone := &chat.Webhook{ID: chat.NewID(), Name: "gone", CreatorID: owner, ChannelID: doomed.ID, Permissions: 1, Token: ptr(chat.NewToken(64))}
+	stays := &chat.Webhook{ID: chat.NewID(), Name: "stays", CreatorID: owner, ChannelID: kept.ID, Permissions: 1, Token: ptr(chat.NewToken(64))}
+	must(t, s.InsertWebhook(c, gone))
+	must(t, s.InsertWebhook(c, stays))
+	must(t, s.DeleteChannel(c, doomed.ID))
+	_, err = s.FetchWebhook(c, gone.ID)
+	wantErr(t, err, store.ErrNotFound)
+	got, err = s.FetchWebhook(c, stays.ID)
+	must(t, err)
+	same(t, got, stays)
 }
 
 func testUnreads(t *testing.T, s store.Store) {
