@@ -282,6 +282,12 @@ try {
   await b.getByRole("textbox", { name: /^Message #e2e-room/ }).and(b.locator("[disabled]")).waitFor();
   await a.getByRole("combobox", { name: "SendMessage" }).selectOption("neutral");
   await b.locator('textarea[name="message"]:not([disabled])').waitFor();
+  await a.getByRole("textbox", { name: "Channel description" }).fill("where the tests talk");
+  await a.getByRole("button", { name: "Save", exact: true }).click();
+  await a.getByRole("textbox", { name: "New category name" }).fill("Talk");
+  await a.getByRole("button", { name: "Create and move here" }).click();
+  await b.getByRole("region", { name: "Talk" }).getByRole("link", { name: /e2e-room/ }).waitFor();
+  await b.locator(".channel-head", { hasText: "where the tests talk" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
 
   step("add a plugin from the settings page; it changes the page");

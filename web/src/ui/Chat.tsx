@@ -219,7 +219,7 @@ function ChannelLink(props: { state: AppState; channel: Channel; to: string; lab
         aria-current={current() ? "page" : undefined}
         aria-label={`${props.label ?? props.channel.name}${props.channel.unread && !current() ? " (unread)" : ""}`}
       >
-        <Show when={props.user} fallback={<span class="hash" aria-hidden="true">{props.channel.isVoice ? <Icon name="speaker" size={16} /> : props.channel.type === "Group" ? <Icon name="people" size={16} /> : "#"}</span>}>
+        <Show when={props.user} fallback={<Show when={iconURL(props.channel.icon, 64)} fallback={<span class="hash" aria-hidden="true">{props.channel.isVoice ? <Icon name="speaker" size={16} /> : props.channel.type === "Group" ? <Icon name="people" size={16} /> : "#"}</span>}>{(src) => <img class="avatar small" src={src()} alt="" />}</Show>}>
           <img class="avatar small" src={avatar(props.user!)} alt="" />
         </Show>
         <span class="name">{props.label ?? props.channel.name}</span>

@@ -223,6 +223,12 @@ export function Plugins(props: { state: AppState }) {
   );
 }
 
+/** A category id: 8 random base-36 characters. */
+function randomId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => (b % 36).toString(36)).join("").toUpperCase();
+}
+
 /** Permission bits of seed part 2 that apply to servers and channels. */
 export const PERMISSIONS: [string, number][] = [
   ["ManageChannel", 0], ["ManageServer", 1], ["ManagePermissions", 2], ["ManageRole", 3], ["ManageCustomisation", 4],
@@ -406,7 +412,31 @@ function Channels(props: { state: AppState; server: Server }) {
     return { a: Number(o?.a ?? 0), d: Number(o?.d ?? 0) };
   };
   const [name, setName] = createSignal(channel()?.name ?? "");
-  const rename = guard(props.state, () => channel()!.edit({ name: name().trim() }), "Channel saved");
+  const [description, setDescription] = createSignal(channel()?.description ?? "");
+  const [newCategory, setNewCategory] = createSignal("");
+  let icon!: HTMLInputElement;
+  const categoryOf = () => (props.server.categories ?? []).find((c) => c.channels.includes(selected()))?.id ?? "";
+  const rename = guard(
+    props.state,
+    () => channel()!.edit({ name: name().trim(), ...(description().trim() ? { description: description() } : { remove: ["Description"] }) } as never),
+    "Channel saved",
+  );
+  const setIcon = guard(props.state, async () => {
+    const f = icon.files?.[0];
+    if (!f) return;
+    await channel()!.edit({ icon: await props.state.client!.uploadFile("icons", f) } as never);
+    icon.value = "";
+  }, "Icon changed");
+  // Categories are the server's list; a channel is in at most one.
+  const moveTo = (categoryId: string, title?: string) =>
+    guard(props.state, async () => {
+      const id = selected();
+      let cats = (props.server.categories ?? []).map((c) => ({ id: c.id, title: c.title, channels: c.channels.filter((x) => x !== id) }));
+      if (title) cats = [...cats, { id: randomId(), title, channels: [id] }];
+      else cats = cats.map((c) => (c.id === categoryId ? { ...c, channels: [...c.channels, id] } : c));
+      await props.server.edit({ categories: cats } as never);
+      setNewCategory("");
+    })();
   return (
     <div class="card wide">
       <div class="row wrap">
@@ -417,6 +447,7 @@ function Channels(props: { state: AppState; server: Server }) {
             onChange={(e) => {
               setSelected(e.currentTarget.value);
               setName(channel()?.name ?? "");
+              setDescription(channel()?.description ?? "");
             }}
           >
             <For each={props.server.channels}>{(c) => <option value={c.id}>#{c.name}</option>}</For>
@@ -431,9 +462,14 @@ function Channels(props: { state: AppState; server: Server }) {
         </label>
       </div>
       <Show when={channel()}>
-        <form class="inline-form" onSubmit={rename} aria-label="Rename channel">
+        <form class="inline-form" onSubmit={rename} aria-label="Edit channel">
           <input aria-label="Channel name" required maxLength={32} disabled={!channel()!.havePermission("ManageChannel")} value={name()} onInput={(e) => setName(e.currentTarget.value)} />
-          <button type="submit" disabled={!channel()!.havePermission("ManageChannel")}>Rename</button>
+          <input aria-label="Channel description" maxLength={1024} placeholder="Description" disabled={!channel()!.havePermission("ManageChannel")} value={description()} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <button type="submit" disabled={!channel()!.havePermission("ManageChannel")}>Save</button>
+          <label class="button">
+            Icon
+            <input ref={icon} type="file" accept="image/*" class="visually-hidden" disabled={!channel()!.havePermission("ManageChannel")} onChange={() => setIcon()} />
+          </label>
           <button type="button" class="danger" disabled={!channel()!.havePermission("ManageChannel")} onClick={() => confirm(`Delete #${channel()!.name}?`) && guard(props.state, () => channel()!.delete())()}>
             Delete channel
           </button>
@@ -445,6 +481,28 @@ function Channels(props: { state: AppState; server: Server }) {
           disabled={!canEdit()}
           onChange={(a, d) => guard(props.state, () => channel()!.setPermissions(target() === "default" ? "default" : target(), { allow: a, deny: d } as never))()}
         />
+        <Show when={props.server.havePermission("ManageChannel")}>
+          <div class="row wrap">
+            <label>
+              Category
+              <select aria-label="Category" value={categoryOf()} onChange={(e) => moveTo(e.currentTarget.value)}>
+                <option value="">(none)</option>
+                <For each={props.server.categories ?? []}>{(c) => <option value={c.id}>{c.title}</option>}</For>
+              </select>
+            </label>
+            <form
+              class="inline-form"
+              aria-label="New category"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (newCategory().trim()) moveTo("", newCategory().trim());
+              }}
+            >
+              <input aria-label="New category name" placeholder="New category" maxLength={32} value={newCategory()} onInput={(e) => setNewCategory(e.currentTarget.value)} />
+              <button type="submit">Create and move here</button>
+            </form>
+          </div>
+        </Show>
       </Show>
     </div>
   );
