@@ -349,7 +349,7 @@ try {
   await quoted.getByRole("button", { name: "Quote" }).click();
   await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
 
-  step("friends: a request by username, accepted; a direct message both ways");
+  step("friends: a request by username, accepted; a direct message both ways; a group");
   const aliceTag = await a.evaluate(() => `${window.state.client.user.username}#${window.state.client.user.discriminator}`);
   await b.getByRole("link", { name: "Home" }).click();
   await b.getByRole("textbox", { name: "Add a friend by username" }).fill(aliceTag);
@@ -370,6 +370,15 @@ try {
   await b.locator('textarea[name="message"]').fill("private reply");
   await b.locator('textarea[name="message"]').press("Enter");
   await a.locator(".message .content", { hasText: "private reply" }).waitFor();
+  await b.getByRole("link", { name: "Friends" }).click();
+  await b.getByLabel("in group").check();
+  await b.getByRole("textbox", { name: "Group name" }).fill("Pair");
+  await b.getByRole("button", { name: /Create group with 1/ }).click();
+  await b.getByRole("heading", { name: "Pair" }).waitFor();
+  await b.locator('textarea[name="message"]').fill("hello group");
+  await b.locator('textarea[name="message"]').press("Enter");
+  await a.getByRole("link", { name: /^Pair/ }).click();
+  await a.locator(".message .content", { hasText: "hello group" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
 
   step("phone width: the channel list opens from the menu button");
@@ -390,13 +399,21 @@ try {
   await b.locator(".members .member", { hasText: "Alice E2E" }).filter({ hasText: "testing Ermine" }).waitFor();
   await a.getByLabel("Change avatar").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png(96, 96) });
   await b.locator(".members .member", { hasText: "Alice E2E" }).locator('img[src*="/avatars/"]').waitFor();
+  await a.getByRole("link", { name: "Sessions", exact: true }).click();
+  await a.locator(".person", { hasText: "this browser" }).waitFor();
+  await a.goto(`${BASE}/app/server/${serverId}/settings/overview`);
+  await a.getByLabel("Change icon").setInputFiles({ name: "icon.png", mimeType: "image/png", buffer: png(128, 128) });
+  await b.locator(`.rail a[href="/app/server/${serverId}"] img[src*="/icons/"]`).waitFor();
+  await a.goto(`${BASE}/app/settings/profile`);
 
   step("two-factor login: TOTP turned on through the API, then log out and log in with a code");
   const aliceToken = (await a.evaluate(() => JSON.parse(localStorage.getItem("ermine:session")))).token;
   const ticket = await api("PUT", "/auth/mfa/ticket", { password: "a long enough password 1" }, aliceToken);
   const { secret } = await api("POST", "/auth/mfa/totp", undefined, aliceToken, { "x-mfa-ticket": ticket.token });
-  // Enable with the previous step's code; log in with the current one (each code works once).
-  await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret, Date.now() - 30_000) }, aliceToken);
+  // Enable with this step's code (a rate-limit wait of up to 10 s keeps
+  // it within the accepted window); log in with the next step's, since
+  // each code works once.
+  await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret) }, aliceToken);
   await a.setViewportSize({ width: 1280, height: 800 });
   await a.goto(`${BASE}/app/settings/profile`);
   await a.getByRole("button", { name: "Log out" }).click();
@@ -405,7 +422,7 @@ try {
   await a.getByLabel("Password").fill("a long enough password 1");
   await a.getByRole("button", { name: "Log in" }).click();
   await a.getByText("Two-factor authentication is on").waitFor({ timeout: 30_000 });
-  await a.getByRole("textbox", { name: /authenticator app/ }).fill(totp(secret));
+  await a.getByRole("textbox", { name: /authenticator app/ }).fill(totp(secret, Date.now() + 30_000));
   await a.getByRole("button", { name: "Log in" }).click();
   await a.getByRole("heading", { name: "Settings", exact: true }).waitFor({ timeout: 30_000 });
 
