@@ -349,6 +349,27 @@ try {
   await quoted.getByRole("button", { name: "Quote" }).click();
   await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
 
+  step("keyboard: the history, then a message's actions, are reached with Tab");
+  await a.locator(".history").focus();
+  const focused = () =>
+    a.evaluate(() => {
+      const el = document.activeElement;
+      const bar = el?.closest(".actions");
+      return { label: el?.getAttribute("aria-label"), shown: bar ? getComputedStyle(bar).opacity : "" };
+    });
+  let f = { label: "", shown: "" };
+  for (let i = 0; i < 6 && f.label !== "Reply"; i++) {
+    await a.keyboard.press("Tab"); // the first message's reaction, then its actions
+    f = await focused();
+  }
+  if (f.label !== "Reply" || f.shown !== "1") throw new Error(`Tab from the history reached ${JSON.stringify(f)}`);
+  await a.keyboard.press("Enter");
+  await a.locator(".reply-bar .chip", { hasText: "Replying to" }).waitFor();
+  await a.keyboard.press("Escape"); // the reply is dropped from the message box
+  await a.locator('textarea[name="message"]').focus();
+  await a.keyboard.press("Escape");
+  await a.locator(".reply-bar .chip", { hasText: "Replying to" }).waitFor({ state: "detached" });
+
   step("friends: a request by username, accepted; a direct message both ways; a group");
   const aliceTag = await a.evaluate(() => `${window.state.client.user.username}#${window.state.client.user.discriminator}`);
   await b.getByRole("link", { name: "Home" }).click();
