@@ -96,7 +96,9 @@ func buildErmine(t *testing.T) string {
 func startErmine(t *testing.T, bin string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
-	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info")
+	// Link previews may fetch from the suite's own loopback page server.
+	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info",
+		"ERMINE_EMBEDS_ALLOWED_PRIVATE_HOSTS=127.0.0.1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

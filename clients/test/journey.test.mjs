@@ -4,6 +4,7 @@
 // the route, and the steps after it that need its result say so.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, test } from "node:test";
 import { Client as RevoltClient } from "revolt.js";
 import { Client as StoatClient } from "stoat.js";
@@ -308,6 +309,53 @@ step(
     assert.equal(gone.status, 404);
   },
 );
+
+step("a link gets a preview both libraries show, its image through the proxy", { needs: [MESSAGES] }, async () => {
+  const alice = s.alice.client;
+  const bob = s.bob.client;
+  for (const c of [alice, bob]) {
+    assert.equal(c.configuration?.features?.january?.enabled, true, "features.january is advertised");
+  }
+  // A site on loopback, which the suite's Ermine is configured to allow.
+  const png = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==",
+    "base64",
+  );
+  const site = createServer((req, res) => {
+    if (req.url === "/page") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end('<html><head><meta property="og:title" content="Ermine preview"><meta property="og:image" content="/pic.png"></head></html>');
+    } else if (req.url === "/pic.png") {
+      res.writeHead(200, { "Content-Type": "image/png" });
+      res.end(png);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => site.listen(0, "127.0.0.1", resolve));
+  try {
+    const text = `have a look: http://127.0.0.1:${site.address().port}/page`;
+    const previewed = (c) =>
+      waitFor(c, "messageUpdate", (m) => m.content === text && (m.embeds ?? []).some((e) => e.type === "Website"), 15000);
+    const atAlice = previewed(alice);
+    const atBob = previewed(bob);
+    const sent = await alice.channels.get(s.channel).sendMessage(text);
+    for (const [m] of await Promise.all([atAlice, atBob])) {
+      assert.equal(m.id, sent.id);
+      const e = m.embeds.find((x) => x.type === "Website");
+      assert.equal(e.title, "Ermine preview");
+      assert.equal(e.image?.width, 2, "the image was probed for its size");
+      const proxied = e.image.proxiedURL;
+      assert.ok(proxied.includes("/january/proxy?url="), proxied);
+      const res = await rawFetch(proxied);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^image\/(jpeg|png)$/);
+    }
+  } finally {
+    site.close();
+  }
+});
 
 const FRIENDS = "friend request and acceptance";
 

@@ -19,11 +19,11 @@ const githubBodyLimit = 5 << 20
 // routesWebhooks registers the webhook routes: managing them with a
 // session, and the token routes through which a webhook posts.
 func (a *API) routesWebhooks(mux *http.ServeMux) {
-	mux.Handle("POST /channels/{target}/webhooks", a.user(a.createWebhook))
+	mux.Handle("POST /channels/{target}/webhooks", a.moderation(a.createWebhook))
 	mux.Handle("GET /channels/{target}/webhooks", a.user(a.fetchChannelWebhooks))
 	mux.Handle("GET /webhooks/{webhook}", a.user(a.fetchWebhook))
-	mux.Handle("PATCH /webhooks/{webhook}", a.user(a.editWebhook))
-	mux.Handle("DELETE /webhooks/{webhook}", a.user(a.deleteWebhook))
+	mux.Handle("PATCH /webhooks/{webhook}", a.moderation(a.editWebhook))
+	mux.Handle("DELETE /webhooks/{webhook}", a.moderation(a.deleteWebhook))
 	mux.Handle("GET /webhooks/{webhook}/{token}", a.public(a.fetchWebhookToken))
 	mux.Handle("PATCH /webhooks/{webhook}/{token}", a.public(a.editWebhookToken))
 	mux.Handle("DELETE /webhooks/{webhook}/{token}", a.public(a.deleteWebhookToken))

@@ -18,6 +18,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 )
 
@@ -36,6 +37,8 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool
 
 	// Uploads is the largest upload accepted per file tag, in bytes.
 	Uploads map[string]int64
@@ -94,6 +97,9 @@ type Deps struct {
 	Now func() time.Time
 	// Presence tracks connected users; an in-process tracker when nil.
 	Presence presence.Tracker
+	// Slowmodes keeps slowmode windows; in-process when nil. Nodes that
+	// share users pass a shared implementation (slowmode.Redis).
+	Slowmodes slowmode.Windows
 
 	// Mailer sends account mail (verification, password reset, deletion);
 	// nil when email is off, and then new accounts are verified at once.
@@ -108,6 +114,12 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+
+	// Previews makes link previews; nil when they are off.
+	Previews LinkPreviewer
+	// PreviewLinks is how many links of a message are previewed (5 when
+	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
+	PreviewLinks, PreviewWorkers int
 	// WebhooksOff turns webhooks off: their use cases answer
 	// FeatureDisabled.
 	WebhooksOff bool
@@ -115,14 +127,15 @@ type Deps struct {
 
 // App runs the use cases.
 type App struct {
-	store  store.Store
-	bus    pubsub.Bus
-	log    *slog.Logger
-	limits Limits
-	now    func() time.Time
-	online presence.Tracker
-	blobs  blob.Store
-	files  fileState
+	store     store.Store
+	bus       pubsub.Bus
+	log       *slog.Logger
+	limits    Limits
+	now       func() time.Time
+	online    presence.Tracker
+	slowmodes slowmode.Windows
+	blobs     blob.Store
+	files     fileState
 
 	avatars defaultAvatars // drawn on first use
 
@@ -142,6 +155,7 @@ type App struct {
 	nonces       *nonces        // recent idempotency keys of sent messages
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
+	previews     *previews      // link preview workers; nil when off
 }
 
 // New returns an App over its dependencies.
@@ -155,6 +169,9 @@ func New(d Deps) *App {
 	if d.Presence == nil {
 		d.Presence = presence.NewMemory()
 	}
+	if d.Slowmodes == nil {
+		d.Slowmodes = slowmode.NewMemory(d.Now)
+	}
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
@@ -164,19 +181,28 @@ func New(d Deps) *App {
 		// broken build, not a runtime condition.
 		panic("app: " + err.Error())
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
+	if d.PreviewLinks == 0 {
+		d.PreviewLinks = 5
+	}
+	if d.PreviewWorkers == 0 {
+		d.PreviewWorkers = 4
+	}
+	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs, webhooksOff: d.WebhooksOff,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
 	}
+	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
+	return a
 }
 
 // Close writes what the app holds back in memory (the channels' newest
 // message ids) to the store. The server calls it after the last request
 // and before closing the store.
 func (a *App) Close() error {
+	a.previews.close()
 	a.lastMessages.close()
 	return nil
 }

@@ -61,8 +61,10 @@ func channelMessage(ctx context.Context, st store.Store, channel, id chat.ID) (*
 }
 
 // authorView is the sender as a sent message and its Message event show
-// it: relationship None (the gateway sets each receiver's own), no
-// relations, and an invisible sender shown offline.
+// it: relationship None, as the reference sends it (one event goes to
+// every receiver, so it cannot hold each one's relationship; clients take
+// it from the users they hold), no relations, and an invisible sender
+// shown offline.
 func (a *App) authorView(u *chat.User) *chat.User {
 	v := *u
 	v.Relations = nil
@@ -271,6 +273,12 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		}
 	}
 
+	if from.user != nil { // webhooks are not held by slowmode
+		if err := a.checkSlowmode(ctx, from.id, acc.ch, acc.perms); err != nil {
+			return nil, err
+		}
+	}
+
 	nonce := key
 	if nonce == "" && data.Nonce != nil {
 		nonce = *data.Nonce
@@ -294,6 +302,9 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		return nil, err
 	}
 	a.lastMessages.record(acc.ch.ID, m.ID)
+	if err := a.activateDirectMessage(ctx, acc.ch, m.ID); err != nil {
+		return nil, err
+	}
 
 	out := *m
 	if from.user != nil {
@@ -301,7 +312,33 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		out.Member = acc.member
 	}
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
+	// Links are previewed for senders who may send embeds, and always for
+	// webhooks, as in the reference.
+	if from.webhook != nil || acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
 	return &out, nil
+}
+
+// activateDirectMessage opens a direct message that its first message (or
+// the first since it was closed) makes active: it is stored at once, not
+// with the batched last message ids, and both participants hear
+// ChannelUpdate {active: true}, as in the reference, so their clients
+// list the conversation without a reload.
+func (a *App) activateDirectMessage(ctx context.Context, ch *chat.Channel, message chat.ID) error {
+	if ch.ChannelType != chat.ChannelDirectMessage || (ch.Active != nil && *ch.Active) {
+		return nil
+	}
+	if err := a.store.SetLastMessage(ctx, ch.ID, message); err != nil {
+		return dbError("activate direct message", err)
+	}
+	topics := make([]string, 0, len(ch.Recipients))
+	for _, r := range ch.Recipients {
+		topics = append(topics, event.Private(r))
+	}
+	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
+		Data: chat.Partial{"active": true}, Clear: []string{}}, topics...)
+	return nil
 }
 
 // insertMessage stores a new message with its uploads and mentions in one
@@ -652,7 +689,11 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 			return nil, err
 		}
 	}
-	return a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	m, err := a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	if err == nil && data.Content != nil && acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
+	return m, err
 }
 
 // reviseMessage applies an edit to a message of channel that author
@@ -744,6 +785,12 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 			if err := perm.Require(acc.perms, perm.ManageMessages); err != nil {
 				return err
 			}
+			if acc.server != nil {
+				if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageDelete,
+					Author: m.Author, Channel: acc.ch.ID}); err != nil {
+					return err
+				}
+			}
 		}
 		if err := tx.DeleteMessage(ctx, m.ID); err != nil {
 			return notFound(err)
@@ -787,6 +834,12 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 		}
 		if deleted, err = tx.DeleteMessages(ctx, acc.ch.ID, ids); err != nil {
 			return dbError("delete messages", err)
+		}
+		if n := len(deleted); n > 0 && acc.server != nil {
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageBulkDelete,
+				Channel: acc.ch.ID, Count: &n}); err != nil {
+				return err
+			}
 		}
 		var files []string
 		for _, m := range msgs {
@@ -844,6 +897,16 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 		} else {
 			m.Pinned = nil
 		}
+		if acc.server != nil {
+			typ := chat.AuditMessagePin
+			if !pin {
+				typ = chat.AuditMessageUnpin
+			}
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: typ, Message: id,
+				Channel: acc.ch.ID}); err != nil {
+				return err
+			}
+		}
 		return dbError("update message", tx.UpdateMessage(ctx, m))
 	})
 	if err != nil {
@@ -866,21 +929,5 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 // AppendEmbeds adds embeds to a stored message and tells the channel with
 // MessageAppend. Link previews use it once they resolve.
 func (a *App) AppendEmbeds(ctx context.Context, channel, message chat.ID, embeds []chat.Embed) error {
-	if len(embeds) == 0 {
-		return nil
-	}
-	err := a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, channel, message)
-		if err != nil {
-			return err
-		}
-		m.Embeds = append(m.Embeds, embeds...)
-		return dbError("update message", tx.UpdateMessage(ctx, m))
-	})
-	if err != nil {
-		return err
-	}
-	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
-		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, event.Of(channel))
-	return nil
+	return a.appendEmbeds(ctx, channel, message, nil, embeds)
 }

@@ -15,6 +15,10 @@ type Caller struct {
 	User    *chat.User
 	Session *chat.Session // nil for bots
 	Bot     *chat.Bot     // nil for users
+
+	// AuditReason is the reason the request gives for a moderation
+	// action (X-Audit-Log-Reason); audit log entries carry it.
+	AuditReason *string
 }
 
 // ID returns the caller's user id.

@@ -57,6 +57,12 @@ func (a *App) CreateWebhook(ctx context.Context, c *Caller, channel chat.ID, dat
 			}
 			w.Avatar = f
 		}
+		if ch.IsServerChannel() {
+			if err := a.audit(ctx, tx, c, ch.Server, chat.AuditAction{Type: chat.AuditWebhookCreate,
+				Webhook: w.ID, Name: named(w.Name), Channel: ch.ID}); err != nil {
+				return err
+			}
+		}
 		return dbError("insert webhook", tx.InsertWebhook(ctx, w))
 	})
 	if err != nil {
@@ -154,7 +160,24 @@ func (a *App) EditWebhook(ctx context.Context, c *Caller, id chat.ID, data chat.
 	if err := perm.Require(held, perm.ManageWebhooks); err != nil {
 		return nil, err
 	}
-	return a.editWebhook(ctx, w.ID, held, data)
+	return a.editWebhook(ctx, w.ID, held, data, a.webhookAudit(ctx, c))
+}
+
+// webhookAudit returns what records a change a member makes to a
+// webhook of a server channel in that server's audit log. Token holders
+// act as no member, so their changes go unrecorded (nil).
+func (a *App) webhookAudit(ctx context.Context, c *Caller) func(store.Store, *chat.Webhook, chat.AuditAction) error {
+	return func(tx store.Store, w *chat.Webhook, action chat.AuditAction) error {
+		ch, err := tx.FetchChannel(ctx, w.ChannelID)
+		if err != nil {
+			return notFound(err)
+		}
+		if !ch.IsServerChannel() {
+			return nil
+		}
+		action.Webhook, action.Channel = w.ID, w.ChannelID
+		return a.audit(ctx, tx, c, ch.Server, action)
+	}
 }
 
 // EditWebhookByToken is EditWebhook for the token holder
@@ -165,14 +188,15 @@ func (a *App) EditWebhookByToken(ctx context.Context, id chat.ID, token string, 
 	if err != nil {
 		return nil, err
 	}
-	return a.editWebhook(ctx, w.ID, perm.Set(w.Permissions), data)
+	return a.editWebhook(ctx, w.ID, perm.Set(w.Permissions), data, nil)
 }
 
 // editWebhook applies an edit whose permissions must lie within
 // grantable, and publishes WebhookUpdate when something changed. The
 // answer keeps the token, as the client libraries replace their copy of
 // the webhook with it and then delete through the token.
-func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, data chat.WebhookEdit) (*chat.Webhook, error) {
+func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, data chat.WebhookEdit,
+	audit func(store.Store, *chat.Webhook, chat.AuditAction) error) (*chat.Webhook, error) {
 	var w *chat.Webhook
 	changes := chat.Partial{}
 	remove := []string{}
@@ -212,6 +236,12 @@ func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, d
 		if len(changes) == 0 && len(remove) == 0 {
 			return nil
 		}
+		if audit != nil {
+			if err := audit(tx, w, chat.AuditAction{Type: chat.AuditWebhookEdit, Remove: remove,
+				Partial: edited(changes)}); err != nil {
+				return err
+			}
+		}
 		return dbError("update webhook", tx.UpdateWebhook(ctx, w))
 	})
 	if err != nil {
@@ -234,7 +264,7 @@ func (a *App) DeleteWebhook(ctx context.Context, c *Caller, id chat.ID) error {
 	if err := perm.Require(held, perm.ManageWebhooks); err != nil {
 		return err
 	}
-	return a.deleteWebhook(ctx, w)
+	return a.deleteWebhook(ctx, w, a.webhookAudit(ctx, c))
 }
 
 // DeleteWebhookByToken removes a webhook for its token holder
@@ -244,11 +274,16 @@ func (a *App) DeleteWebhookByToken(ctx context.Context, id chat.ID, token string
 	if err != nil {
 		return err
 	}
-	return a.deleteWebhook(ctx, w)
+	return a.deleteWebhook(ctx, w, nil)
 }
 
-func (a *App) deleteWebhook(ctx context.Context, w *chat.Webhook) error {
+func (a *App) deleteWebhook(ctx context.Context, w *chat.Webhook, audit func(store.Store, *chat.Webhook, chat.AuditAction) error) error {
 	err := a.store.InTx(ctx, func(tx store.Store) error {
+		if audit != nil {
+			if err := audit(tx, w, chat.AuditAction{Type: chat.AuditWebhookDelete, Name: named(w.Name)}); err != nil {
+				return err
+			}
+		}
 		if err := tx.DeleteWebhook(ctx, w.ID); err != nil {
 			return notFound(err)
 		}
@@ -338,7 +373,11 @@ func (a *App) EditWebhookMessage(ctx context.Context, id chat.ID, token string, 
 			return nil, err
 		}
 	}
-	return a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.limits.Default, data)
+	m, err := a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.limits.Default, data)
+	if err == nil && data.Content != nil {
+		a.queueLinkEmbeds(ctx, m) // always for webhooks
+	}
+	return m, err
 }
 
 // DeleteWebhookMessage deletes a message the webhook sent

@@ -32,9 +32,11 @@ type Config struct {
 	Webhooks     Webhooks     `toml:"webhooks"`
 	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
+	Embeds       Embeds       `toml:"embeds"`
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
 	Limits       Limits       `toml:"limits"`
+	Legal        Legal        `toml:"legal"`
 	Log          Log          `toml:"log"`
 }
 
@@ -45,7 +47,10 @@ type Public struct {
 	APIURL    string `toml:"api_url"`    // http(s) base of the JSON API
 	EventsURL string `toml:"events_url"` // ws(s) URL of the events WebSocket
 	FilesURL  string `toml:"files_url"`  // http(s) base of the file service
-	AppURL    string `toml:"app_url"`    // http(s) URL of the web client, used in links sent by email
+	// EmbedsURL is the http(s) base of the link preview and image proxy
+	// routes (advertised to clients as features.january.url).
+	EmbedsURL string `toml:"embeds_url"`
+	AppURL    string `toml:"app_url"` // http(s) URL of the web client, used in links sent by email
 }
 
 // Database selects the store.
@@ -186,6 +191,34 @@ type Push struct {
 // Enabled reports whether Web Push is configured.
 func (p Push) Enabled() bool { return p.VAPIDPrivateKey != "" }
 
+// Embeds configures link previews and the image proxy. Every request
+// made for them goes through one outbound client that refuses private,
+// loopback and other non-public addresses after DNS resolution.
+type Embeds struct {
+	// Enabled turns link previews on messages and the preview and proxy
+	// routes on.
+	Enabled bool `toml:"enabled"`
+	// Links is how many links of one message are previewed.
+	Links int `toml:"links"`
+	// Workers is how many messages have their links fetched at once.
+	Workers int `toml:"workers"`
+	// UserAgent is sent with every outbound request.
+	UserAgent string `toml:"user_agent"`
+	// HTMLBytes caps a page read for its metadata, MediaBytes an image or
+	// video read for its size or proxied.
+	HTMLBytes  int64 `toml:"html_bytes"`
+	MediaBytes int64 `toml:"media_bytes"`
+	// ProxyCacheEntries bounds the proxied images kept for a minute.
+	ProxyCacheEntries int `toml:"proxy_cache_entries"`
+	// YouTubeOEmbed is the oEmbed endpoint asked about YouTube links.
+	YouTubeOEmbed string `toml:"youtube_oembed_url"`
+	// BlockedDomains are never fetched, nor their subdomains.
+	BlockedDomains []string `toml:"blocked_domains"`
+	// AllowedPrivateHosts may resolve to private or loopback addresses.
+	// Empty in production; tests name their loopback server here.
+	AllowedPrivateHosts []string `toml:"allowed_private_hosts"`
+}
+
 // Voice configures voice channels, served by LiveKit.
 type Voice struct {
 	Enabled bool        `toml:"enabled"`
@@ -229,6 +262,16 @@ type Limits struct {
 	// RateLimits applies the per-client request rate limits. Off only
 	// behind a proxy that limits requests itself, or in tests.
 	RateLimits bool `toml:"rate_limits"`
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool `toml:"restrict_server_creation"`
+}
+
+// Legal links the instance's legal documents; clients show them (GET /
+// features.legal_links). Empty values are sent as null.
+type Legal struct {
+	TermsOfService string `toml:"terms_of_service"` // http(s) URL of the terms of service
+	PrivacyPolicy  string `toml:"privacy_policy"`   // http(s) URL of the privacy policy
+	Guidelines     string `toml:"guidelines"`       // http(s) URL of the community guidelines
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -238,6 +281,10 @@ type UserLimits struct {
 	MessageLength          int `toml:"message_length"` // bytes of content plus embed descriptions
 	MessageAttachments     int `toml:"message_attachments"`
 	Servers                int `toml:"servers"` // servers created or joined
+	// VoiceQuality is the audio bitrate voice clients are told to use,
+	// in bits per second, and Video whether they may send video.
+	VoiceQuality int  `toml:"voice_quality"`
+	Video        bool `toml:"video"`
 }
 
 // ForAge returns the limits for an account of the given age.
@@ -278,6 +325,19 @@ func Default() Config {
 		Webhooks:  Webhooks{Enabled: true},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
+		Embeds: Embeds{
+			Enabled:           true,
+			Links:             5,
+			Workers:           4,
+			UserAgent:         "Mozilla/5.0 (compatible; Ermine link previews)",
+			HTMLBytes:         5 << 20,
+			MediaBytes:        20 << 20,
+			ProxyCacheEntries: 256,
+			YouTubeOEmbed:     "https://www.youtube.com/oembed",
+			// Empty, not nil, so a file that spells out [] reads the same.
+			BlockedDomains:      []string{},
+			AllowedPrivateHosts: []string{},
+		},
 		Gateway: Gateway{
 			Keepalive: 60 * time.Second,
 			SendQueue: 256,
@@ -291,6 +351,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                100,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			NewUser: UserLimits{
 				OutgoingFriendRequests: 5,
@@ -298,6 +360,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                50,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			GroupSize:        100,
 			MessageEmbeds:    5,
@@ -319,7 +383,8 @@ func (c Config) SQLitePath() string { return filepath.Join(c.Data, "ermine.db") 
 // PublicURLs returns c.Public with every empty URL derived from addr, the
 // address the server actually listens on (which differs from c.Listen when
 // its port is 0): api http://<addr>, events ws://<addr>/events, files
-// http://<addr>/autumn, and app <api>/app (the embedded web client).
+// http://<addr>/autumn, embeds http://<addr>/january, and app <api>/app
+// (the embedded web client).
 func (c Config) PublicURLs(addr string) Public {
 	p := c.Public
 	if p.APIURL == "" {
@@ -333,6 +398,9 @@ func (c Config) PublicURLs(addr string) Public {
 	}
 	if p.AppURL == "" {
 		p.AppURL = strings.TrimRight(p.APIURL, "/") + "/app"
+	}
+	if p.EmbedsURL == "" {
+		p.EmbedsURL = "http://" + addr + "/january"
 	}
 	return p
 }

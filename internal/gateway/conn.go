@@ -338,6 +338,15 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
+	// Follow the user's own topics before Ready is built: what changes
+	// meanwhile (a relationship, a new server or DM) waits in early and
+	// follows Ready, where otherwise it would be in neither.
+	me := caller.User.ID
+	if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
+		g.log.Error("events: follow topics", "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
 	ready, scope, err := g.app.Ready(ctx, caller, c.sections)
 	if err != nil {
 		g.log.Error("events: build ready", "user", caller.User.ID, "err", err)
@@ -356,8 +365,18 @@ func (c *conn) authenticate(token string) {
 		return
 	}
 
+	// Open slowmode windows follow Ready (reference 0.12.0).
+	var slowmodesBytes []byte
+	if ev, err := g.app.UserSlowmodes(ctx, me); err != nil {
+		g.log.Warn("events: slowmodes", "user", me, "err", err)
+	} else if ev != nil {
+		if slowmodesBytes, err = c.encode(ev); err != nil {
+			c.closeWith(closeInternal, "")
+			return
+		}
+	}
+
 	c.caller = caller
-	me := caller.User.ID
 	c.mu.Lock()
 	c.servers = scope.Servers
 	c.channels = scope.Channels
@@ -368,8 +387,7 @@ func (c *conn) authenticate(token string) {
 	}
 	c.mu.Unlock()
 
-	topics := make([]string, 0, 2+len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
-	topics = append(topics, event.Private(me), event.Of(me))
+	topics := make([]string, 0, len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
 	for _, u := range scope.Users {
 		topics = append(topics, event.Of(u))
 	}
@@ -395,6 +413,9 @@ func (c *conn) authenticate(token string) {
 	c.push(job{f: func() {
 		c.write(authBytes)
 		c.write(readyBytes)
+		if slowmodesBytes != nil {
+			c.write(slowmodesBytes)
+		}
 	}})
 	c.mu.Lock()
 	for _, p := range c.early {

@@ -31,6 +31,7 @@ import (
 	"ermine/internal/blob/s3"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/embeds"
 	"ermine/internal/files"
 	"ermine/internal/gateway"
 	"ermine/internal/mail"
@@ -39,6 +40,7 @@ import (
 	"ermine/internal/pubsub/nats"
 	"ermine/internal/pubsub/redis"
 	"ermine/internal/ratelimit"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
@@ -117,6 +119,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
 		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
 		WebhooksOff: !cfg.Webhooks.Enabled}
+	if deps.Slowmodes, err = openSlowmodes(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
@@ -128,6 +133,21 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
 			VerifyURL: cfg.Captcha.VerifyURL}
+	}
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		ffprobe = ""
+		log.Info("ffprobe not found: video uploads are described as plain files")
+	}
+	var previews *embeds.Service
+	if e := cfg.Embeds; e.Enabled {
+		previews = embeds.New(embeds.Options{
+			Client: embeds.NewClient(embeds.ClientOptions{UserAgent: e.UserAgent,
+				AllowedPrivateHosts: e.AllowedPrivateHosts, BlockedDomains: e.BlockedDomains}),
+			HTMLBytes: e.HTMLBytes, MediaBytes: e.MediaBytes, YouTubeOEmbed: e.YouTubeOEmbed,
+			ProxyCacheEntries: e.ProxyCacheEntries, FFprobe: ffprobe, Log: log,
+		})
+		deps.Previews, deps.PreviewLinks, deps.PreviewWorkers = previews, e.Links, e.Workers
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
@@ -144,11 +164,6 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.gateway = gw
 
-	ffprobe, err := exec.LookPath("ffprobe")
-	if err != nil {
-		ffprobe = ""
-		log.Info("ffprobe not found: video uploads are described as plain files")
-	}
 	// Upload bodies are spooled on the data disk, not a RAM-backed /tmp.
 	spool := filepath.Join(cfg.Data, "tmp")
 	if err := os.MkdirAll(spool, 0o750); err != nil {
@@ -164,8 +179,15 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
+	if previews != nil {
+		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
+		mux.Handle("/january/", january)
+	}
 	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL,
 		Captcha: cfg.Captcha.Enabled()}
+	if cfg.Embeds.Enabled {
+		webOpts.ProxyURL = public.EmbedsURL
+	}
 	for _, n := range cfg.Voice.Nodes {
 		webOpts.VoiceURLs = append(webOpts.VoiceURLs, n.PublicURL)
 	}
@@ -306,6 +328,20 @@ func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
 	return ratelimit.NewMemory(nil), nil
 }
 
+// openSlowmodes shares slowmode windows through Redis when the nodes
+// share a Redis bus, so a user cannot send once per node; otherwise the
+// app keeps them in memory (nil).
+func openSlowmodes(cfg config.Config) (slowmode.Windows, error) {
+	if cfg.Bus.Kind != config.BusRedis {
+		return nil, nil
+	}
+	opt, err := goredis.ParseURL(cfg.Bus.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bus.url: %w", err)
+	}
+	return slowmode.NewRedis(goredis.NewClient(opt), "ermine:slowmode:"), nil
+}
+
 // openBlobs opens the store for uploads: a directory under the data
 // directory, or an S3 bucket.
 func openBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
@@ -359,7 +395,7 @@ func appLimits(cfg config.Config) app.Limits {
 		Default:    user(l.Default), NewUser: user(l.NewUser),
 		GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds, MessageReplies: l.MessageReplies,
 		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
-		ServerChannels: l.ServerChannels,
+		ServerChannels: l.ServerChannels, RestrictServerCreation: l.RestrictServerCreation,
 		Uploads: map[string]int64{
 			chat.TagAttachments: cfg.Files.Limits.Attachments, chat.TagAvatars: cfg.Files.Limits.Avatars,
 			chat.TagBackgrounds: cfg.Files.Limits.Backgrounds, chat.TagIcons: cfg.Files.Limits.Icons,
@@ -389,15 +425,66 @@ func rootObject(cfg config.Config, public config.Public) api.Root {
 			Email:      cfg.Email.Enabled(),
 			InviteOnly: cfg.Registration.InviteOnly,
 			Autumn:     api.Feature{Enabled: true, URL: public.FilesURL},
-			// Link previews (january) are not served by this version.
-			January: api.Feature{Enabled: false, URL: ""},
+			// Link previews and the image proxy (the reference's january).
+			January: api.Feature{Enabled: cfg.Embeds.Enabled, URL: januaryURL(cfg, public)},
 			LiveKit: api.VoiceFeature{Enabled: cfg.Voice.Enabled, Nodes: nodes},
+			Limits:  limitsFeature(cfg),
+			LegalLinks: api.LegalLinks{TermsOfService: link(cfg.Legal.TermsOfService),
+				PrivacyPolicy: link(cfg.Legal.PrivacyPolicy), Guidelines: link(cfg.Legal.Guidelines)},
 		},
 		WS:    public.EventsURL,
 		App:   public.AppURL,
 		VAPID: cfg.Push.VAPIDPublicKey,
 		Build: buildInfo(),
 	}
+}
+
+// link is a configured URL as the root object sends it: null when empty.
+func link(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Video limits of the reference's defaults, which Ermine's voice clients
+// are told; only voice_quality and video are configurable.
+var (
+	videoResolution  = [2]int{1080, 720}
+	videoAspectRatio = [2]float64{0.3, 2.5}
+)
+
+// limitsFeature is features.limits of the root object: the configured
+// limits as clients see them.
+func limitsFeature(cfg config.Config) api.LimitsFeature {
+	l, f := cfg.Limits, cfg.Files.Limits
+	uploads := map[string]int64{
+		chat.TagAttachments: f.Attachments, chat.TagAvatars: f.Avatars, chat.TagBackgrounds: f.Backgrounds,
+		chat.TagIcons: f.Icons, chat.TagBanners: f.Banners, chat.TagEmojis: f.Emojis,
+	}
+	user := func(u config.UserLimits) api.UserLimits {
+		return api.UserLimits{OutgoingFriendRequests: u.OutgoingFriendRequests, Bots: u.Bots,
+			MessageLength: u.MessageLength, MessageAttachments: u.MessageAttachments, Servers: u.Servers,
+			VoiceQuality: u.VoiceQuality, Video: u.Video, VideoResolution: videoResolution,
+			VideoAspectRatio: videoAspectRatio, FileUploadSizeLimits: uploads}
+	}
+	return api.LimitsFeature{
+		Global: api.GlobalLimits{GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds,
+			MessageReplies: l.MessageReplies, MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji,
+			ServerRoles: l.ServerRoles, ServerChannels: l.ServerChannels, BodyLimitSize: l.BodyBytes,
+			RestrictServerCreation: l.RestrictServerCreation, NewUserHours: l.NewUserHours},
+		NewUser: user(l.NewUser),
+		Default: user(l.Default),
+	}
+}
+
+// januaryURL is the advertised base of the preview and proxy routes, ""
+// when they are off.
+func januaryURL(cfg config.Config, public config.Public) string {
+	if !cfg.Embeds.Enabled {
+		return ""
+	}
+	return public.EmbedsURL
 }
 
 // buildInfo reads the version control facts the Go toolchain stamped.

@@ -39,6 +39,7 @@ type Store interface {
 	Unreads
 	Settings
 	Safety
+	AuditLogs
 
 	// InTx runs fn with a Store whose writes commit together when fn
 	// returns nil and roll back when it returns an error. Rows fn fetches
@@ -174,7 +175,7 @@ type Servers interface {
 	UpdateServer(ctx context.Context, s *chat.Server) error
 	// DeleteServer removes a server and everything that belongs only to it:
 	// its channels (with their messages, invites, unreads and webhooks),
-	// members, bans and invites. Its emoji are kept for the app to detach.
+	// members, bans, invites and audit log. Its emoji are kept for the app to detach.
 	// ErrNotFound if missing.
 	DeleteServer(ctx context.Context, id chat.ID) error
 }
@@ -402,4 +403,26 @@ type Safety interface {
 	InsertPolicyChange(ctx context.Context, p *chat.PolicyChange) error
 	// FetchPolicyChanges lists policy changes created after t, oldest first.
 	FetchPolicyChanges(ctx context.Context, after chat.Time) ([]chat.PolicyChange, error)
+}
+
+// AuditLogs keeps each server's record of moderation actions. Entries are
+// written inside the transaction of the change they record.
+type AuditLogs interface {
+	// InsertAuditLogEntry adds an entry; ErrConflict if the id exists.
+	InsertAuditLogEntry(ctx context.Context, e *chat.AuditLogEntry) error
+	// FetchAuditLogEntries returns a server's entries matching q, newest
+	// first.
+	FetchAuditLogEntries(ctx context.Context, q AuditLogQuery) ([]*chat.AuditLogEntry, error)
+}
+
+// AuditLogQuery selects audit log entries of one server. Empty fields do
+// not filter.
+type AuditLogQuery struct {
+	Server chat.ID
+	User   chat.ID  // only actions by this user
+	Target string   // only actions on this object (chat.AuditAction.Target)
+	Types  []string // only these action types
+	Before chat.ID  // only ids < Before
+	After  chat.ID  // only ids > After
+	Limit  int      // 1..100, 50 when 0
 }

@@ -33,6 +33,9 @@ type Options struct {
 	APIURL    string
 	EventsURL string
 	FilesURL  string
+	// ProxyURL is the instance's image proxy (features.january), through
+	// which the client shows the images of link previews; "" when off.
+	ProxyURL string
 	// VoiceURLs are the LiveKit servers' public addresses (wss://...),
 	// which the client's voice calls connect to.
 	VoiceURLs []string
@@ -83,7 +86,7 @@ func policy(o Options) string {
 		}
 		return strings.Join(list, " ")
 	}
-	files := sources(o.APIURL, o.FilesURL)
+	files := sources(o.APIURL, o.FilesURL, o.ProxyURL)
 	captcha, frames := "", "'self'"
 	if o.Captcha {
 		captcha = " " + hcaptcha

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Unreads", testUnreads},
 		{"Settings", testSettings},
 		{"Safety", testSafety},
+		{"AuditLogs", testAuditLogs},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
 	}
@@ -347,7 +348,7 @@ func testServers(t *testing.T, s store.Store) {
 	owner := chat.NewID()
 	sv := newServer(owner)
 	role := chat.NewID()
-	sv.Roles = map[chat.ID]chat.Role{role: {Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
+	sv.Roles = map[chat.ID]chat.Role{role: {ID: role, Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
 	sv.Categories = []chat.Category{{ID: "cat", Title: "Talk", Channels: []chat.ID{chat.NewID()}}}
 	sv.SystemMessages = &chat.SystemMessageChannels{UserJoined: ptr(chat.NewID())}
 	must(t, s.InsertServer(c, sv))
@@ -778,6 +779,65 @@ func testInvites(t *testing.T, s store.Store) {
 	wantErr(t, err, store.ErrNotFound)
 	must(t, s.DeleteInvite(c, si.Code))
 	wantErr(t, s.DeleteInvite(c, si.Code), store.ErrNotFound)
+}
+
+func testAuditLogs(t *testing.T, s store.Store) {
+	c := ctx(t)
+	owner, mod, victim := chat.NewID(), chat.NewID(), chat.NewID()
+	sv := newServer(owner)
+	must(t, s.InsertServer(c, sv))
+	other := chat.NewID()
+	reason := "spam"
+	name := "general"
+	count := 3
+	entries := []*chat.AuditLogEntry{
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditChannelCreate, Channel: chat.NewID(), Name: &name}},
+		{ID: chat.NewID(), Server: sv.ID, User: mod, Reason: &reason, Action: chat.AuditAction{Type: chat.AuditMemberKick, User: victim}},
+		{ID: chat.NewID(), Server: sv.ID, User: mod, Action: chat.AuditAction{Type: chat.AuditBanCreate, User: victim}},
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditMessageBulkDelete, Channel: chat.NewID(), Count: &count}},
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditServerEdit, Partial: &chat.Partial{"name": "x"}, Remove: []string{"Icon"}}},
+		{ID: chat.NewID(), Server: other, User: owner, Action: chat.AuditAction{Type: chat.AuditMemberKick, User: victim}},
+	}
+	for _, e := range entries {
+		must(t, s.InsertAuditLogEntry(c, e))
+	}
+	wantErr(t, s.InsertAuditLogEntry(c, entries[0]), store.ErrConflict)
+	rev := func(es ...*chat.AuditLogEntry) []*chat.AuditLogEntry {
+		out := slices.Clone(es)
+		slices.Reverse(out)
+		return out
+	}
+	tests := []struct {
+		name string
+		q    store.AuditLogQuery
+		want []*chat.AuditLogEntry
+	}{
+		{"all, newest first", store.AuditLogQuery{Server: sv.ID}, rev(entries[:5]...)},
+		{"by user", store.AuditLogQuery{Server: sv.ID, User: mod}, rev(entries[1], entries[2])},
+		{"by target", store.AuditLogQuery{Server: sv.ID, Target: string(victim)}, rev(entries[1], entries[2])},
+		{"by types", store.AuditLogQuery{Server: sv.ID, Types: []string{chat.AuditBanCreate, chat.AuditServerEdit}}, rev(entries[2], entries[4])},
+		{"before", store.AuditLogQuery{Server: sv.ID, Before: entries[2].ID}, rev(entries[0], entries[1])},
+		{"after", store.AuditLogQuery{Server: sv.ID, After: entries[2].ID}, rev(entries[3], entries[4])},
+		{"limit", store.AuditLogQuery{Server: sv.ID, Limit: 2}, rev(entries[3], entries[4])},
+		{"other server", store.AuditLogQuery{Server: other}, entries[5:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.FetchAuditLogEntries(c, tt.q)
+			must(t, err)
+			same(t, got, tt.want)
+		})
+	}
+	// Deleting a server deletes its audit log, and only its.
+	must(t, s.DeleteServer(c, sv.ID))
+	got, err := s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: sv.ID})
+	must(t, err)
+	if len(got) != 0 {
+		t.Fatalf("entries after server deletion: %d", len(got))
+	}
+	got, err = s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: other})
+	must(t, err)
+	same(t, got, entries[5:])
 }
 
 func testFiles(t *testing.T, s store.Store) {
