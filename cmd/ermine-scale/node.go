@@ -24,7 +24,6 @@ type node struct {
 	stop      func()
 }
 
-
 // startNode starts a node on a loopback port: SQLite in a temporary
 // directory, or PostgreSQL in a new schema of database that is dropped
 // again by stop.
@@ -105,4 +104,3 @@ func freshSchema(ctx context.Context, dsn string) (string, func(), error) {
 	u.RawQuery = q.Encode()
 	return u.String(), drop, nil
 }
-
