@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 )
 
 func main() {
@@ -48,6 +49,8 @@ type options struct {
 	members  []int
 	messages []int
 	reps     int
+
+	cpuprofile string
 }
 
 func parse(args []string, out io.Writer) (options, error) {
@@ -57,6 +60,8 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.database, "database", os.Getenv("ERMINE_SCALE_DATABASE"), "PostgreSQL URL (default SQLite; env ERMINE_SCALE_DATABASE)")
 	fs.BoolVar(&o.big, "big", false, "add the 1,000,000-message search case")
 	fs.IntVar(&o.reps, "reps", 20, "repetitions per Ready and member list measurement, searches per word")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	only := fs.String("only", "", "measure only the largest case of ready or members (for profiling)")
 	small := fs.Bool("small", false, "tiny sizes (a smoke test of the tool)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -73,6 +78,17 @@ func parse(args []string, out io.Writer) (options, error) {
 	if o.big {
 		o.messages = append(o.messages, 1_000_000)
 	}
+	if *only != "" {
+		o.ready, o.members, o.messages = nil, nil, nil
+		switch *only {
+		case "ready":
+			o.ready = [][2]int{{200, 50}}
+		case "members":
+			o.members = []int{10_000}
+		default:
+			return o, fmt.Errorf("--only takes ready or members, not %q", *only)
+		}
+	}
 	if *small {
 		o.ready = [][2]int{{2, 3}}
 		o.members = []int{20}
@@ -85,6 +101,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	o, err := parse(args, out)
 	if err != nil {
 		return err
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	n, err := startNode(ctx, o.database)
 	if err != nil {
@@ -106,6 +133,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(out, "%-14s %-22s %14s %14d\n", "member list", fmt.Sprintf("%d members", m), fmtDur(cpu), size)
+	}
+	if len(o.messages) == 0 {
+		return nil
 	}
 	fmt.Fprintf(out, "\n%-14s %-22s %-18s %-10s %10s %10s\n", "search", "messages in store", "word", "order", "p50", "p99")
 	total := 0
