@@ -54,7 +54,11 @@ fanout: ## events gateway: 10,000 connections in one channel, memory, latency at
 cover: ## test coverage summary
 	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1
 
-lint: ## gofmt and vet
-	test -z "$$(gofmt -l .)" && go vet ./...
+GOLANGCI_LINT := $(HOME)/.cache/ermine/golangci-lint-v2.15.0/golangci-lint
+
+lint: ## gofmt, vet and golangci-lint (.golangci.yml; built once into ~/.cache/ermine)
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" && go vet ./...
+	test -x $(GOLANGCI_LINT) || GOBIN=$(dir $(GOLANGCI_LINT)) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: help run build test test-all clients contract fuzz bench load fanout cover lint

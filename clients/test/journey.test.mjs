@@ -1,7 +1,8 @@
 // What two people do with the real libraries: Alice on revolt.js 7.2.0,
 // Bob on stoat.js 7.3.4, and a bot. Each step is its own test and builds
 // on earlier ones; a step whose routes the server lacks is skipped naming
-// the route, and the steps after it that need its result say so.
+// the route, and the steps after it that need its result say so (in CI,
+// CI set, each of those fails instead: see lib.mjs).
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";

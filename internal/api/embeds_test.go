@@ -43,7 +43,7 @@ func connectPreviewEvents(t *testing.T, h *apitest.Harness, u *apitest.User) *pr
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {u.Token}}
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial events: %v", err)
 	}
@@ -257,7 +257,11 @@ func TestJanuaryRoutes(t *testing.T) {
 	if jan["enabled"] != true || base != f.h.URL+"/january" {
 		t.Fatalf("features.january = %v", jan)
 	}
-	get := func(path string) (*http.Response, []byte) {
+	type reply struct {
+		StatusCode int
+		Header     http.Header
+	}
+	get := func(path string) (reply, []byte) {
 		t.Helper()
 		resp, err := http.Get(base + path)
 		if err != nil {
@@ -265,7 +269,7 @@ func TestJanuaryRoutes(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return resp, b
+		return reply{resp.StatusCode, resp.Header}, b
 	}
 	resp, body := get("/embed?url=" + url.QueryEscape(site.URL+"/og"))
 	var e chat.Embed
@@ -282,7 +286,7 @@ func TestJanuaryRoutes(t *testing.T) {
 		resp.Header.Get("Cache-Control") != "public, max-age=600, immutable" || resp.Header.Get("Content-Disposition") != "inline" {
 		t.Errorf("proxy = %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, body = get("/proxy?url=" + url.QueryEscape(site.URL+"/img/anim.gif"))
+	resp, _ = get("/proxy?url=" + url.QueryEscape(site.URL+"/img/anim.gif"))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/gif" {
 		t.Errorf("proxy gif = %d %v", resp.StatusCode, resp.Header)
 	}

@@ -67,9 +67,7 @@ func bodyError(err error) error {
 		return chat.ErrFailedValidation("body: malformed JSON: unexpected end")
 	}
 	msg := err.Error()
-	if strings.HasPrefix(msg, "json: ") {
-		msg = strings.TrimPrefix(msg, "json: ")
-	}
+	msg = strings.TrimPrefix(msg, "json: ")
 	return chat.ErrInvalidBody("body: " + msg)
 }
 

@@ -33,7 +33,7 @@ func connectEvents(t *testing.T, h *apitest.Harness, token string) *eventSocket 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial events: %v", err)
 	}

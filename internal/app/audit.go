@@ -58,6 +58,9 @@ func (a *App) QueryAuditLogs(ctx context.Context, c *Caller, id chat.ID, q Audit
 	if q.Limit < 0 || q.Limit > 100 {
 		return nil, chat.ErrInvalidBody("limit: must be between 1 and 100")
 	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
 	for _, t := range q.Types {
 		if !slices.Contains(chat.AuditActionTypes, t) {
 			return nil, chat.ErrInvalidBody("type: unknown action type " + t)

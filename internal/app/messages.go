@@ -302,8 +302,8 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		return nil, err
 	}
 	a.lastMessages.record(acc.ch.ID, m.ID)
-	if err := a.activateDirectMessage(ctx, acc.ch, m.ID); err != nil {
-		return nil, err
+	if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
+		a.activateDirectMessage(ctx, acc.ch.ID)
 	}
 
 	out := *m
@@ -318,27 +318,6 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		a.queueLinkEmbeds(ctx, m)
 	}
 	return &out, nil
-}
-
-// activateDirectMessage opens a direct message that its first message (or
-// the first since it was closed) makes active: it is stored at once, not
-// with the batched last message ids, and both participants hear
-// ChannelUpdate {active: true}, as in the reference, so their clients
-// list the conversation without a reload.
-func (a *App) activateDirectMessage(ctx context.Context, ch *chat.Channel, message chat.ID) error {
-	if ch.ChannelType != chat.ChannelDirectMessage || (ch.Active != nil && *ch.Active) {
-		return nil
-	}
-	if err := a.store.SetLastMessage(ctx, ch.ID, message); err != nil {
-		return dbError("activate direct message", err)
-	}
-	topics := make([]string, 0, len(ch.Recipients))
-	for _, r := range ch.Recipients {
-		topics = append(topics, event.Private(r))
-	}
-	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
-		Data: chat.Partial{"active": true}, Clear: []string{}}, topics...)
-	return nil
 }
 
 // insertMessage stores a new message with its uploads and mentions in one
@@ -553,10 +532,7 @@ func (a *App) QueryMessages(ctx context.Context, c *Caller, channel chat.ID, q c
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: 50, Sort: store.SortLatest}
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
+	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortLatest}
 	if q.Sort != nil {
 		if *q.Sort == chat.SortRelevance {
 			return nil, chat.ErrInvalidOperation
@@ -593,14 +569,11 @@ func (a *App) SearchMessages(ctx context.Context, c *Caller, channel chat.ID, q 
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: 50, Sort: store.SortRelevance}
+	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortRelevance}
 	if q.Query != nil {
 		sq.Query = *q.Query
 	}
 	sq.Pinned = q.Pinned != nil && *q.Pinned
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
 	if q.Sort != nil {
 		sq.Sort = *q.Sort
 	}

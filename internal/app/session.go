@@ -75,6 +75,23 @@ func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Ca
 	return nil, chat.ErrNotAuthenticated
 }
 
+// AuthenticateEvents resolves the one token an events connection gives
+// (in its query or an Authenticate frame): a session token first, then a
+// bot token, as the reference's events server does. A token that is
+// neither yields chat.ErrInvalidSession; a session whose account has no
+// user yet, ErrOnboardingNotFinished; anything else is a transient
+// failure.
+func (a *App) AuthenticateEvents(ctx context.Context, token string) (*Caller, error) {
+	c, err := a.Authenticate(ctx, token, "")
+	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
+		c, err = a.Authenticate(ctx, "", token)
+	}
+	if errors.Is(err, chat.ErrNotAuthenticated) {
+		err = chat.ErrInvalidSession
+	}
+	return c, err
+}
+
 // ErrOnboardingNotFinished is returned by Authenticate for a valid session
 // whose account has no user yet (no username chosen).
 var ErrOnboardingNotFinished = &chat.Error{Type: "OnboardingNotFinished", Status: 401}

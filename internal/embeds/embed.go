@@ -219,7 +219,7 @@ func (s *Service) generate(ctx context.Context, raw string) (chat.Embed, error) 
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
 		// A page longer than the cap is read as far as the cap.
-		var body io.Reader = io.LimitReader(resp.Body, s.o.HTMLBytes)
+		body := io.LimitReader(resp.Body, s.o.HTMLBytes)
 		if r, err := charset.NewReader(body, resp.Header.Get("Content-Type")); err == nil {
 			body = r
 		}

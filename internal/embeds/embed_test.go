@@ -108,7 +108,7 @@ func TestEmbedCache(t *testing.T) {
 	site.Mux.HandleFunc("GET /counted", func(w http.ResponseWriter, r *http.Request) {
 		hits++
 		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<title>Counted</title>"))
+		_, _ = w.Write([]byte("<title>Counted</title>"))
 	})
 	for range 3 {
 		if _, err := s.Embed(context.Background(), site.URL+"/counted"); err != nil {
@@ -126,7 +126,7 @@ func TestTruncation(t *testing.T) {
 	long := strings.Repeat("é", 3000)
 	site.Mux.HandleFunc("GET /long", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte(`<meta property="og:title" content="` + long + `"><meta name="description" content="` + long +
+		_, _ = w.Write([]byte(`<meta property="og:title" content="` + long + `"><meta name="description" content="` + long +
 			`"><meta property="og:site_name" content="` + long + `"><meta name="theme-color" content="` + long + `">`))
 	})
 	e, err := s.Embed(context.Background(), site.URL+"/long?"+strings.Repeat("q", 300))

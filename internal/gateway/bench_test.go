@@ -94,8 +94,9 @@ func memory() (goBytes, rss uint64) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err == nil {
 		var size, resident uint64
-		fmt.Sscan(string(b), &size, &resident)
-		rss = resident * uint64(os.Getpagesize())
+		if _, err := fmt.Sscan(string(b), &size, &resident); err == nil {
+			rss = resident * uint64(os.Getpagesize())
+		}
 	}
 	return m.HeapInuse + m.StackInuse, rss
 }

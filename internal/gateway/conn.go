@@ -15,11 +15,9 @@ import (
 	"ermine/internal/event"
 )
 
-// Member-list subscriptions (Subscribe packets) of one connection.
-const (
-	memberSubsMax = 5
-	memberSubTTL  = 15 * time.Minute
-)
+// memberSubsMax is how many member lists (Subscribe packets) one
+// connection may follow at once.
+const memberSubsMax = 5
 
 // errAlreadyAuthenticated answers an Authenticate on an authenticated
 // connection.
@@ -318,16 +316,12 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeTryLater, "too many failed authentication attempts")
 		return
 	}
-	caller, err := g.app.Authenticate(ctx, token, "")
-	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
-		caller, err = g.app.Authenticate(ctx, "", token)
-	}
-	var ce *chat.Error
+	caller, err := g.app.AuthenticateEvents(ctx, token)
 	switch {
 	case errors.Is(err, app.ErrOnboardingNotFinished):
 		c.fail(app.ErrOnboardingNotFinished)
 		return
-	case errors.As(err, &ce) && (ce.Type == chat.ErrInvalidSession.Type || ce.Type == chat.ErrNotAuthenticated.Type):
+	case errors.Is(err, chat.ErrInvalidSession):
 		g.guard.failed(ctx, c.ip)
 		c.fail(chat.ErrInvalidSession)
 		return
@@ -407,6 +401,13 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
+	if g.beforeLive != nil {
+		g.beforeLive(func() int {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return len(c.early)
+		})
+	}
 	if !c.reserve() {
 		return
 	}
@@ -446,7 +447,7 @@ func (c *conn) deliver(topic string, in *incoming) {
 	c.push(job{topic: topic, in: in})
 }
 
-// subscribeMembers follows a server's member list for memberSubTTL,
+// subscribeMembers follows a server's member list for Options.MemberListTTL,
 // keeping at most memberSubsMax such subscriptions (the one closest to
 // expiry gives way). Run on the queue.
 func (c *conn) subscribeMembers(server chat.ID) {
@@ -460,7 +461,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 	found := false
 	for i := range c.memberSubs {
 		if c.memberSubs[i].server == server {
-			c.memberSubs[i].expires = now.Add(memberSubTTL)
+			c.memberSubs[i].expires = now.Add(c.g.memberTTL)
 			found = true
 		}
 	}
@@ -475,7 +476,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 			evict = c.memberSubs[oldest].server
 			c.memberSubs = append(c.memberSubs[:oldest], c.memberSubs[oldest+1:]...)
 		}
-		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(memberSubTTL)})
+		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(c.g.memberTTL)})
 	}
 	c.armSubTimer(now)
 	c.mu.Unlock()

@@ -43,6 +43,9 @@ const (
 	DefaultKeepalive = 60 * time.Second
 	DefaultSendQueue = 256
 	DefaultMaxPacket = 16 << 10
+	// DefaultMemberListTTL is how long a Subscribe packet follows a
+	// server's member list, as in the reference.
+	DefaultMemberListTTL = 15 * time.Minute
 )
 
 // Failed authentication attempts allowed per client address and window.
@@ -66,6 +69,9 @@ type Options struct {
 	// MaxPacket is the largest client frame accepted, in bytes; larger
 	// ones end the connection (close 1009). DefaultMaxPacket when zero.
 	MaxPacket int64
+	// MemberListTTL is how long a Subscribe packet follows a server's
+	// member list; DefaultMemberListTTL when zero.
+	MemberListTTL time.Duration
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
@@ -74,6 +80,7 @@ type Gateway struct {
 	app       *app.App
 	log       *slog.Logger
 	keepalive time.Duration
+	memberTTL time.Duration
 	sendQueue int32
 	upgrader  *gws.Upgrader
 	hub       *hub
@@ -88,6 +95,11 @@ type Gateway struct {
 	idle   chan struct{} // closed when closed and conns is empty
 
 	scratch []*conn // dispatch's follower buffer; dispatch is serialised
+
+	// beforeLive, set only by tests, runs during a handshake once the
+	// connection follows its topics and before Ready is queued; early
+	// reports how many frames wait for Ready.
+	beforeLive func(early func() int)
 
 	// writers run the connections' rounds; buffers holds batch buffers
 	// for them and for connections writing on their own goroutine.
@@ -117,10 +129,14 @@ func New(opts Options) (*Gateway, error) {
 	if opts.MaxPacket <= 0 {
 		opts.MaxPacket = DefaultMaxPacket
 	}
+	if opts.MemberListTTL <= 0 {
+		opts.MemberListTTL = DefaultMemberListTTL
+	}
 	g := &Gateway{
 		app:       opts.App,
 		log:       opts.Log,
 		keepalive: opts.Keepalive,
+		memberTTL: opts.MemberListTTL,
 		sendQueue: int32(min(opts.SendQueue, 1<<30)),
 		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),

@@ -232,7 +232,7 @@ func (h *harness) dial(t *testing.T, query url.Values) *client {
 	cl := &client{t: t, c: c, binary: query.Get("format") == "msgpack",
 		frames: make(chan frame, 1024), closed: make(chan struct{})}
 	go cl.readLoop()
-	t.Cleanup(func() { c.CloseNow() })
+	t.Cleanup(func() { _ = c.CloseNow() })
 	return cl
 }
 

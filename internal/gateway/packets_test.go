@@ -221,7 +221,7 @@ func TestSlowReaderDisconnected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer slow.CloseNow()
+	defer func() { _ = slow.CloseNow() }()
 	deadline := time.Now().Add(wait)
 	for h.gw.Stats().Connections == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -377,7 +377,7 @@ func TestSuccessfulAuthenticationsNotLimited(t *testing.T) {
 	_, token := h.user("me")
 	for i := 0; i < 30; i++ {
 		cl, _ := h.connect(t, token, "json")
-		cl.c.CloseNow()
+		_ = cl.c.CloseNow()
 	}
 }
 

@@ -244,8 +244,9 @@ type Channels interface {
 	FetchSavedMessages(ctx context.Context, user chat.ID) (*chat.Channel, error)
 	// UpdateChannel replaces a stored channel; ErrNotFound if missing.
 	UpdateChannel(ctx context.Context, c *chat.Channel) error
-	// SetLastMessage records the last message of a channel (and makes a
-	// direct message active) without touching its other fields.
+	// SetLastMessage records the last message of a channel, unless a newer
+	// one is recorded, without touching its other fields (a direct
+	// message's active flag is app's to decide).
 	SetLastMessage(ctx context.Context, channel, message chat.ID) error
 	// DeleteChannel removes a channel with its messages, invites, unreads
 	// and webhooks; ErrNotFound if missing.
@@ -287,7 +288,7 @@ const (
 // MessageQuery selects a page of a channel's history.
 type MessageQuery struct {
 	Channel chat.ID
-	Limit   int     // 1..100
+	Limit   int     // at most this many; the caller (app) picks the page size
 	Before  chat.ID // only ids < Before, when set
 	After   chat.ID // only ids > After, when set
 	Sort    string  // SortLatest (newest first, the default) or SortOldest
@@ -302,7 +303,7 @@ type MessageSearch struct {
 	Channel chat.ID
 	Query   string // words to match; empty with Pinned
 	Pinned  bool   // only pinned messages
-	Limit   int
+	Limit   int    // at most this many; the caller (app) picks the page size
 	Before  chat.ID
 	After   chat.ID
 	Sort    string // SortRelevance (default), SortLatest or SortOldest
@@ -424,5 +425,5 @@ type AuditLogQuery struct {
 	Types  []string // only these action types
 	Before chat.ID  // only ids < Before
 	After  chat.ID  // only ids > After
-	Limit  int      // 1..100, 50 when 0
+	Limit  int      // 1..100, decided by app
 }

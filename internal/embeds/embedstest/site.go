@@ -59,32 +59,32 @@ func NewSite(t testing.TB) *Site {
 	html("/empty", `<html><head></head><body>nothing</body></html>`)
 	s.Mux.HandleFunc("GET /img/red.png", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write(PNG(t, 40, 30, true))
+		_, _ = w.Write(PNG(t, 40, 30, true))
 	})
 	big := sync.OnceValue(func() []byte { return PNG(t, 1600, 160, true) })
 	s.Mux.HandleFunc("GET /img/big.png", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write(big())
+		_, _ = w.Write(big())
 	})
 	s.Mux.HandleFunc("GET /img/alpha.png", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write(PNG(t, 20, 20, false))
+		_, _ = w.Write(PNG(t, 20, 20, false))
 	})
 	s.Mux.HandleFunc("GET /img/anim.gif", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/gif")
-		w.Write(GIF(t))
+		_, _ = w.Write(GIF(t))
 	})
 	s.Mux.HandleFunc("GET /img/fake.gif", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/gif")
-		w.Write([]byte("GIF89a not really"))
+		_, _ = w.Write([]byte("GIF89a not really"))
 	})
 	s.Mux.HandleFunc("GET /media/clip.mp4", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "video/mp4")
-		w.Write(MP4(640, 360))
+		_, _ = w.Write(MP4(640, 360))
 	})
 	s.Mux.HandleFunc("GET /file.zip", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/zip")
-		w.Write([]byte("PK\x03\x04"))
+		_, _ = w.Write([]byte("PK\x03\x04"))
 	})
 	s.Mux.HandleFunc("GET /missing", http.NotFound)
 	s.Mux.HandleFunc("GET /oembed", func(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +93,7 @@ func NewSite(t testing.TB) *Site {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
+		_ = json.NewEncoder(w).Encode(map[string]any{
 			"title": "Never Gonna Give You Up", "author_name": "Rick Astley",
 			"author_url": "https://www.youtube.com/@RickAstleyYT", "provider_name": "YouTube",
 			"thumbnail_url": "https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg", "type": "video",

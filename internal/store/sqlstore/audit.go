@@ -41,5 +41,5 @@ func (s *DB) FetchAuditLogEntries(ctx context.Context, q store.AuditLogQuery) ([
 		where, args = append(where, "id > ?"), append(args, q.After)
 	}
 	return many[chat.AuditLogEntry](ctx, s, `SELECT data FROM audit_logs WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY id DESC LIMIT ?`, append(args, clampLimit(q.Limit))...)
+		` ORDER BY id DESC LIMIT ?`, append(args, q.Limit)...)
 }

