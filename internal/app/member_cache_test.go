@@ -164,3 +164,76 @@ func TestAffectsMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberListCacheTwoNodes edits members and users through a second
+// App sharing the store and the bus, like another node, and checks the
+// first node's kept list follows.
+func TestMemberListCacheTwoNodes(t *testing.T) {
+	old := memberCacheMin
+	memberCacheMin = 3
+	t.Cleanup(func() { memberCacheMin = old })
+	one := newTestApp(t)
+	two := &testApp{App: New(Deps{Store: one.st, Bus: one.bus, Limits: DefaultLimits()}), st: one.st, bus: one.bus}
+	t.Cleanup(func() { two.Close() })
+	ctx := context.Background()
+	owner := one.user(t, "owner")
+	created, err := one.CreateServer(ctx, owner, chat.ServerCreate{Name: "Shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := created.Server.ID
+	invite, err := one.CreateInvite(ctx, owner, created.Channels[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []*Caller
+	for i := range 4 {
+		c := one.user(t, fmt.Sprintf("member%d", i))
+		if _, err := one.JoinInvite(ctx, c, invite.Code); err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, c)
+	}
+	eventually := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got, err := one.FetchMembersJSON(ctx, owner, sid, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok(string(got)) {
+				one.membersJSON(t, owner, sid, false)
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never reached node one's list: %s", what, got)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	one.membersJSON(t, owner, sid, false) // kept on node one
+
+	nick := "Far Away"
+	if _, err := two.EditMember(ctx, owner, sid, members[0].ID(), chat.MemberEdit{Nickname: &nick}); err != nil {
+		t.Fatal(err)
+	}
+	eventually("a nickname set on node two", func(s string) bool { return strings.Contains(s, nick) })
+
+	name := "Other Node"
+	if _, err := two.EditUser(ctx, members[1], "@me", chat.UserEdit{DisplayName: &name}); err != nil {
+		t.Fatal(err)
+	}
+	eventually("a display name set on node two", func(s string) bool { return strings.Contains(s, name) })
+
+	if err := two.KickMember(ctx, owner, sid, members[2].ID()); err != nil {
+		t.Fatal(err)
+	}
+	eventually("a kick on node two", func(s string) bool { return !strings.Contains(s, string(members[2].ID())) })
+
+	late := one.user(t, "late")
+	if _, err := two.JoinInvite(ctx, late, invite.Code); err != nil {
+		t.Fatal(err)
+	}
+	eventually("a join on node two", func(s string) bool { return strings.Contains(s, string(late.ID())) })
+}
