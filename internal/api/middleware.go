@@ -225,6 +225,9 @@ func (a *API) user(h func(http.ResponseWriter, *http.Request, *app.Caller) error
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := caller(r)
 		if err == nil {
+			err = checkRequest(r)
+		}
+		if err == nil {
 			err = h(w, r, c)
 		}
 		if err != nil {
@@ -265,6 +268,9 @@ func (a *API) session(h func(http.ResponseWriter, *http.Request, *app.Caller) er
 			err = chat.ErrInvalidSession
 		}
 		if err == nil {
+			err = checkRequest(r)
+		}
+		if err == nil {
 			err = h(w, r, c)
 		}
 		if err != nil {
@@ -277,6 +283,10 @@ func (a *API) session(h func(http.ResponseWriter, *http.Request, *app.Caller) er
 // passed when a valid token came with the request, else nil.
 func (a *API) public(h func(http.ResponseWriter, *http.Request, *app.Caller) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkRequest(r); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
 		c, err := caller(r)
 		if err != nil {
 			c = nil

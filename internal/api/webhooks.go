@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -158,6 +159,12 @@ func (a *API) executeGitHubWebhook(w http.ResponseWriter, r *http.Request, _ *ap
 			return chat.ErrInvalidOperation
 		}
 		body = []byte(form.Get("payload"))
+	}
+	// The input rule of every JSON body (checkBody): no string holds NUL.
+	if json.Valid(body) {
+		if p, bad := nulPath(body); bad {
+			return chat.ErrInvalidBody(p + ": must not contain NUL characters")
+		}
 	}
 	if err := a.app.ExecuteGitHubWebhook(r.Context(), webhookTarget(r), r.PathValue("token"), event, body); err != nil {
 		return err

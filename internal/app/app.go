@@ -233,5 +233,9 @@ func dbError(op string, err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
+	if errors.Is(err, store.ErrInvalid) {
+		// Text the API should have refused; the same answer on every store.
+		return chat.ErrInvalidBody("body: must not contain NUL characters").Wrap(err)
+	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -30,6 +30,23 @@ func (c *Caller) IsBot() bool { return c.Bot != nil }
 // tokenLength is the length of session and bot tokens.
 const tokenLength = 64
 
+// wellFormedToken reports whether s has the form of the tokens Ermine
+// issues (chat.NewToken): anything else cannot match one, so it is
+// refused before the store is asked (a NUL, for one, is an error on
+// PostgreSQL but a miss on SQLite).
+func wellFormedToken(s string) bool {
+	if len(s) != tokenLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // equalToken compares tokens in constant time.
 func equalToken(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
@@ -43,7 +60,7 @@ func equalToken(a, b string) bool {
 func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Caller, error) {
 	switch {
 	case botToken != "":
-		if len(botToken) != tokenLength {
+		if !wellFormedToken(botToken) {
 			return nil, chat.ErrInvalidSession
 		}
 		bot, err := a.store.FetchBotByToken(ctx, botToken)
@@ -98,7 +115,7 @@ var ErrOnboardingNotFinished = &chat.Error{Type: "OnboardingNotFinished", Status
 
 // SessionByToken finds a session by its token, or chat.ErrInvalidSession.
 func (a *App) SessionByToken(ctx context.Context, token string) (*chat.Session, error) {
-	if len(token) != tokenLength {
+	if !wellFormedToken(token) {
 		return nil, chat.ErrInvalidSession
 	}
 	se, err := a.store.FetchSessionByToken(ctx, token)

@@ -35,6 +35,7 @@ type Config struct {
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
 	Limits       Limits       `toml:"limits"`
+	Metrics      Metrics      `toml:"metrics"`
 	Legal        Legal        `toml:"legal"`
 	Log          Log          `toml:"log"`
 }
@@ -57,7 +58,17 @@ type Database struct {
 	// URL is empty for SQLite at <data>/ermine.db, or a postgres:// or
 	// postgresql:// URL for PostgreSQL.
 	URL string `toml:"url"`
+	// SQLiteSynchronous is SQLite's synchronous setting in WAL mode:
+	// SyncNormal survives a crash of the process, SyncFull also a power
+	// loss or a crash of the machine, at the cost of an fsync per commit.
+	SQLiteSynchronous string `toml:"sqlite_synchronous"`
 }
+
+// SQLite synchronous settings accepted in Database.SQLiteSynchronous.
+const (
+	SyncNormal = "normal"
+	SyncFull   = "full"
+)
 
 // Bus kinds accepted in Bus.Kind.
 const (
@@ -240,6 +251,23 @@ type Gateway struct {
 	Keepalive time.Duration `toml:"keepalive"`  // close a connection silent for this long
 	SendQueue int           `toml:"send_queue"` // frames queued per connection before it is dropped
 	MaxPacket int64         `toml:"max_packet"` // largest frame accepted from a client, in bytes
+	// AuthTimeout is how long a connection may stay open without
+	// authenticating before it is closed.
+	AuthTimeout time.Duration `toml:"auth_timeout"`
+	// UnauthenticatedPerIP caps the connections one client address may
+	// hold open before they authenticate.
+	UnauthenticatedPerIP int `toml:"unauthenticated_per_ip"`
+}
+
+// Metrics controls where the Prometheus metrics are served. They are
+// never on the public API port unless a token is set.
+type Metrics struct {
+	// Listen is a separate host:port serving GET /metrics,
+	// e.g. "127.0.0.1:9102"; empty for none.
+	Listen string `toml:"listen"`
+	// Token, when set, also serves GET /metrics on the main port to
+	// requests with "Authorization: Bearer <token>".
+	Token string `toml:"token" secret:"true"`
 }
 
 // Limits are the counts and sizes users are held to.
@@ -324,6 +352,7 @@ func Default() Config {
 		Webhooks:  Webhooks{Enabled: true},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
+		Database:  Database{SQLiteSynchronous: SyncNormal},
 		Embeds: Embeds{
 			Enabled:           true,
 			Links:             5,
@@ -338,9 +367,11 @@ func Default() Config {
 			AllowedPrivateHosts: []string{},
 		},
 		Gateway: Gateway{
-			Keepalive: 60 * time.Second,
-			SendQueue: 256,
-			MaxPacket: 16384,
+			Keepalive:            60 * time.Second,
+			SendQueue:            256,
+			MaxPacket:            16384,
+			AuthTimeout:          10 * time.Second,
+			UnauthenticatedPerIP: 50,
 		},
 		Limits: Limits{
 			NewUserHours: 72,

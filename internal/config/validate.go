@@ -215,6 +215,20 @@ func (c Config) Validate() error {
 		v.add("gateway.keepalive", "must be positive")
 	}
 	v.positive("gateway.send_queue", int64(c.Gateway.SendQueue))
+	if c.Gateway.AuthTimeout <= 0 {
+		v.add("gateway.auth_timeout", "must be positive")
+	}
+	v.positive("gateway.unauthenticated_per_ip", int64(c.Gateway.UnauthenticatedPerIP))
+	switch c.Database.SQLiteSynchronous {
+	case SyncNormal, SyncFull:
+	default:
+		v.add("database.sqlite_synchronous", `must be "normal" or "full"`)
+	}
+	if c.Metrics.Listen != "" {
+		if err := checkHostPort(c.Metrics.Listen); err != nil {
+			v.add("metrics.listen", err.Error())
+		}
+	}
 	v.positive("gateway.max_packet", c.Gateway.MaxPacket)
 
 	if c.Limits.NewUserHours < 0 {

@@ -41,6 +41,10 @@ type conn struct {
 	closing atomic.Bool  // being closed: nothing more is written
 	live    atomic.Bool  // Ready queued: frames go straight to the socket
 	failed  atomic.Bool  // an Error was sent: the connection is closing
+	// counted: the connection counts against its address's cap of
+	// unauthenticated connections (until authenticated or closed).
+	counted   atomic.Bool
+	authTimer *time.Timer // closes the connection if it does not authenticate in time
 
 	// Set once by authenticate, on the read loop, before live.
 	caller *app.Caller
@@ -116,9 +120,21 @@ func (c *conn) onPing(payload []byte) {
 	c.enqueue(func() { c.writeFrame(opPong, p) })
 }
 
+// authDone stops counting c against its address's cap of
+// unauthenticated connections; it is idempotent.
+func (c *conn) authDone() {
+	if c.counted.CompareAndSwap(true, false) {
+		c.g.release(c.ip)
+	}
+}
+
 // onClose forgets the connection: subscriptions, presence, registration.
 func (c *conn) onClose() {
 	c.closing.Store(true)
+	c.authDone()
+	if c.authTimer != nil {
+		c.authTimer.Stop()
+	}
 	if err := c.g.hub.removeAll(c); err != nil {
 		c.g.log.Error("events: leave topics", "err", err)
 	}
@@ -425,6 +441,7 @@ func (c *conn) authenticate(token string) {
 	c.early = nil
 	c.live.Store(true)
 	c.mu.Unlock()
+	c.authDone()
 	g.app.UserConnected(ctx, caller.User)
 }
 

@@ -46,6 +46,12 @@ const (
 	// DefaultMemberListTTL is how long a Subscribe packet follows a
 	// server's member list, as in the reference.
 	DefaultMemberListTTL = 15 * time.Minute
+	// DefaultAuthTimeout is how long a connection may stay open without
+	// authenticating.
+	DefaultAuthTimeout = 10 * time.Second
+	// DefaultUnauthenticatedPerIP is how many connections one address may
+	// hold open before they authenticate.
+	DefaultUnauthenticatedPerIP = 50
 )
 
 // Failed authentication attempts allowed per client address and window.
@@ -72,6 +78,14 @@ type Options struct {
 	// MemberListTTL is how long a Subscribe packet follows a server's
 	// member list; DefaultMemberListTTL when zero.
 	MemberListTTL time.Duration
+	// AuthTimeout is how long a connection may stay open before it
+	// authenticates (token in the URL or an Authenticate packet); it is
+	// then closed (1008). DefaultAuthTimeout when zero.
+	AuthTimeout time.Duration
+	// UnauthenticatedPerIP caps the connections one client address holds
+	// open before they authenticate; more are refused with 429.
+	// DefaultUnauthenticatedPerIP when zero.
+	UnauthenticatedPerIP int
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
@@ -85,6 +99,12 @@ type Gateway struct {
 	upgrader  *gws.Upgrader
 	hub       *hub
 	guard     *authGuard
+
+	authTimeout time.Duration
+	perIP       int
+	unauthMu    sync.Mutex
+	unauth      map[string]int // client address → connections not yet authenticated
+
 	// ctx is the context of work done for connections; it outlives
 	// requests since connections do.
 	ctx context.Context
@@ -132,6 +152,12 @@ func New(opts Options) (*Gateway, error) {
 	if opts.MemberListTTL <= 0 {
 		opts.MemberListTTL = DefaultMemberListTTL
 	}
+	if opts.AuthTimeout <= 0 {
+		opts.AuthTimeout = DefaultAuthTimeout
+	}
+	if opts.UnauthenticatedPerIP <= 0 {
+		opts.UnauthenticatedPerIP = DefaultUnauthenticatedPerIP
+	}
 	g := &Gateway{
 		app:       opts.App,
 		log:       opts.Log,
@@ -141,9 +167,13 @@ func New(opts Options) (*Gateway, error) {
 		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),
 		guard:     newAuthGuard(),
-		ctx:       context.Background(),
-		conns:     make(map[*conn]struct{}),
-		idle:      make(chan struct{}),
+
+		authTimeout: opts.AuthTimeout,
+		perIP:       opts.UnauthenticatedPerIP,
+		unauth:      make(map[string]int),
+		ctx:         context.Background(),
+		conns:       make(map[*conn]struct{}),
+		idle:        make(chan struct{}),
 	}
 	g.buffers.New = func() any { b := make([]byte, 0, 4<<10); return &b }
 	g.writers.start(g, runtime.GOMAXPROCS(0))
@@ -193,26 +223,42 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	ip := clientIP(r)
+	if !g.admit(ip) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "10")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"type":"TooManyRequests","retry_after":10000}`))
+		return
+	}
 	q := r.URL.Query()
 	c := &conn{
 		g:        g,
 		binary:   q.Get("format") == "msgpack",
 		token:    q.Get("token"),
 		sections: readySections(q["ready"]),
-		ip:       clientIP(r),
+		ip:       ip,
 	}
+	c.counted.Store(true)
 	s, err := g.upgrader.Upgrade(w, r)
 	if err != nil {
+		c.authDone()
 		g.log.Debug("events: upgrade failed", "err", err)
 		return
 	}
 	c.ws = newGWSSocket(s)
 	s.Session().Store("", c)
 	if !g.register(c) {
+		c.authDone()
 		c.closeWith(closeGoingAway, "server shutting down")
 		return
 	}
 	c.touch()
+	c.authTimer = time.AfterFunc(g.authTimeout, func() {
+		if !c.authenticated() && !c.closing.Load() {
+			c.closeWith(closePolicy, "not authenticated in time")
+		}
+	})
 	// The read loop runs on a goroutine of its own so this one, whose
 	// stack and buffers grew while net/http parsed the request, ends.
 	go s.ReadLoop()
@@ -230,6 +276,29 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// admit counts a new unauthenticated connection from ip, or reports
+// false when ip already holds the most allowed.
+func (g *Gateway) admit(ip string) bool {
+	g.unauthMu.Lock()
+	defer g.unauthMu.Unlock()
+	if g.unauth[ip] >= g.perIP {
+		return false
+	}
+	g.unauth[ip]++
+	return true
+}
+
+// release uncounts an unauthenticated connection from ip.
+func (g *Gateway) release(ip string) {
+	g.unauthMu.Lock()
+	defer g.unauthMu.Unlock()
+	if n := g.unauth[ip]; n <= 1 {
+		delete(g.unauth, ip)
+	} else {
+		g.unauth[ip] = n - 1
+	}
 }
 
 // register adds c to the open connections, unless shutting down.

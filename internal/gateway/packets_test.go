@@ -217,7 +217,7 @@ func TestSlowReaderDisconnected(t *testing.T) {
 	// The slow client completes the handshake and then never reads.
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	slow, _, err := websocket.Dial(ctx, h.url+"?"+url.Values{"token": {slowToken}}.Encode(), nil)
+	slow, _, err := websocket.Dial(ctx, h.url+"?"+url.Values{"token": {slowToken}}.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.mustCloseWith(websocket.StatusGoingAway)
-	if _, _, err := websocket.Dial(ctx, h.url, nil); err == nil {
+	if _, _, err := websocket.Dial(ctx, h.url, nil); err == nil { //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 		t.Error("new connection accepted after shutdown")
 	}
 }

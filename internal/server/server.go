@@ -54,11 +54,13 @@ type Server struct {
 	log      *slog.Logger
 	listener net.Listener
 	http     *http.Server
-	store    store.Store
-	bus      pubsub.Bus
-	gateway  *gateway.Gateway
-	closers  []func() error // run in reverse order on shutdown
-	done     chan error
+	// metricsAddr is where [metrics] listen was bound, or "".
+	metricsAddr string
+	store       store.Store
+	bus         pubsub.Bus
+	gateway     *gateway.Gateway
+	closers     []func() error // run in reverse order on shutdown
+	done        chan error
 	// App is the node's use cases, for tests that set up state directly.
 	App *app.App
 	// Store is the node's store, for tests that set up state directly.
@@ -156,7 +158,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	})
 
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
-		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket})
+		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket,
+		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP})
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +174,13 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		App: s.App, Limiter: limiter, Log: log, Version: Version, FFprobe: ffprobe, TempDir: spool,
 	}))
 
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	// Metrics describe every route's traffic and the process: on the
+	// public port only behind a bearer token, else on [metrics] listen.
+	if cfg.Metrics.Token != "" {
+		mux.Handle("GET /metrics", bearer(cfg.Metrics.Token, metrics))
+	}
 	mux.Handle("/events", gw)
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
@@ -183,19 +191,55 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	mux.Handle("/", apiHandler)
 
+	if cfg.Metrics.Listen != "" {
+		if err := s.serveMetrics(ctx, cfg.Metrics.Listen, metrics); err != nil {
+			return nil, err
+		}
+	}
+
 	s.http = &http.Server{
-		Handler:           mux,
+		Handler:           limitURL(mux),
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	go func() { s.done <- s.http.Serve(s.listener) }()
+	go func() { s.done <- s.http.Serve(jsonErrors{s.listener}) }()
 	s.startSweeper(ctx, cfg.Files.UnusedFileTTL)
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
 }
+
+// serveMetrics serves GET /metrics on its own address until shutdown.
+func (s *Server) serveMetrics(ctx context.Context, addr string, metrics http.Handler) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics.listen %s: %w", addr, err)
+	}
+	s.metricsAddr = l.Addr().String()
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics listener", "err", err)
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(ctx)
+	})
+	s.log.Info("metrics are served", "url", "http://"+s.metricsAddr+"/metrics")
+	return nil
+}
+
+// MetricsAddr is the address of [metrics] listen once bound, or "".
+func (s *Server) MetricsAddr() string { return s.metricsAddr }
 
 // deletionInterval is how often scheduled account deletions are carried out.
 const deletionInterval = time.Hour
@@ -265,7 +309,7 @@ func storeName(cfg config.Config) string {
 // the server and for admin commands.
 func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if cfg.Database.URL == "" {
-		return sqlite.Open(ctx, cfg.SQLitePath())
+		return sqlite.OpenWith(ctx, cfg.SQLitePath(), sqlite.Options{Synchronous: cfg.Database.SQLiteSynchronous})
 	}
 	return postgres.Open(ctx, cfg.Database.URL)
 }

@@ -20,6 +20,13 @@ var ErrNotFound = errors.New("store: not found")
 // (an id, a token, a username with its discriminator, an email).
 var ErrConflict = errors.New("store: conflict")
 
+// ErrInvalid is returned when a write holds text a store cannot keep
+// as given: a string holding U+0000 or bytes that are not UTF-8, which
+// PostgreSQL rejects and SQLite would store. Reads with such an argument find nothing. The API refuses
+// such input before it reaches a store; this keeps every store giving
+// the same answer if it ever does.
+var ErrInvalid = errors.New("store: text holds NUL or is not UTF-8")
+
 // Store is the whole storage contract.
 type Store interface {
 	Accounts

@@ -45,6 +45,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Webhooks", testWebhooks},
 		{"Unreads", testUnreads},
 		{"Settings", testSettings},
+		{"HostileInput", testHostileInput},
+		{"NUL", testNUL},
 		{"Safety", testSafety},
 		{"AuditLogs", testAuditLogs},
 		{"Transactions", testTransactions},
