@@ -171,6 +171,7 @@ type App struct {
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
 	previews     *previews      // link preview workers; nil when off
+	members      *memberCache   // encoded member lists of big servers
 }
 
 // New returns an App over its dependencies.
@@ -215,6 +216,7 @@ func New(d Deps) *App {
 		writer:       &messageWriter{store: d.Store},
 	}
 	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
+	a.members = newMemberCache(d.Bus)
 	return a
 }
 
@@ -227,6 +229,7 @@ func (a *App) Close() error {
 	a.pushing.Wait()
 	a.previews.close()
 	a.lastMessages.close()
+	a.members.close()
 	return nil
 }
 
