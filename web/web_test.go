@@ -220,7 +220,7 @@ func startErmine(t *testing.T, bin string, env ...string) string {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			log.Write(append(line, '\n'))
+			_, _ = log.Write(append(line, '\n'))
 			var rec struct{ Msg, API string }
 			if json.Unmarshal(line, &rec) == nil && rec.Msg == "ermine is serving" {
 				select {
