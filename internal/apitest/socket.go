@@ -29,14 +29,14 @@ func (h *Harness) Connect(token string) *Socket {
 	ctx, cancel := context.WithTimeout(context.Background(), socketWait)
 	defer cancel()
 	u := "ws" + strings.TrimPrefix(h.URL, "http") + "/events?" + url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}.Encode()
-	c, _, err := websocket.Dial(ctx, u, nil)
+	c, _, err := websocket.Dial(ctx, u, nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		h.t.Fatalf("apitest: dial events: %v", err)
 	}
 	c.SetReadLimit(16 << 20)
 	s := &Socket{t: h.t, c: c, frames: make(chan map[string]any, 1024), closed: make(chan struct{})}
 	go s.read()
-	h.t.Cleanup(func() { c.CloseNow() })
+	h.t.Cleanup(func() { _ = c.CloseNow() })
 	s.Expect("Authenticated")
 	s.Expect("Ready")
 	return s

@@ -176,9 +176,9 @@ func (s *Service) checkVAPID(h string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, y := elliptic.Unmarshal(elliptic.P256(), pub) //nolint:staticcheck // the uncompressed point is the wire form
-	if x == nil {
-		return nil, errors.New("k is not a P-256 point")
+	vapid, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pub)
+	if err != nil {
+		return nil, fmt.Errorf("k is not a P-256 point: %w", err)
 	}
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
@@ -193,7 +193,7 @@ func (s *Service) checkVAPID(h string) (map[string]any, error) {
 		return nil, errors.New("bad signature encoding")
 	}
 	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if !ecdsa.Verify(&ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, digest[:],
+	if !ecdsa.Verify(vapid, digest[:],
 		new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		return nil, errors.New("signature does not verify")
 	}
