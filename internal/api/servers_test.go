@@ -25,7 +25,7 @@ func TestCreateServer(t *testing.T) {
 	res.JSON(t, &out)
 	s := out.Server
 	if s.Owner != alice.ID || s.Name != "Den" || *s.Description != "a place" || !s.NSFW ||
-		s.DefaultPermissions != 4000322560 || len(out.Channels) != 1 {
+		s.DefaultPermissions != int64(perm.DefaultServer) || len(out.Channels) != 1 {
 		t.Fatalf("created %s", res.Body)
 	}
 	general := out.Channels[0]

@@ -38,7 +38,7 @@ type ChannelFacts struct {
 //   - DirectMessage: a recipient holds DefaultDirectMessage when they may
 //     send the other recipient messages (ForUser), else ViewOnly.
 //   - Group: the owner holds GrantAllSafe; a recipient holds ViewOnly plus
-//     the group's permissions (DefaultDirectMessage when unset).
+//     the group's permissions (DefaultGroup when unset).
 //   - Server channels: the owner holds GrantAllSafe, non-members nothing;
 //     members start from ForServer, then the channel default override,
 //     then the channel overrides of their roles (largest rank number
@@ -76,7 +76,7 @@ func ForChannel(f ChannelFacts) Set {
 		if !c.HasRecipient(f.UserID) {
 			return 0
 		}
-		p := DefaultDirectMessage
+		p := DefaultGroup
 		if c.Permissions != nil {
 			p = Set(*c.Permissions)
 		}

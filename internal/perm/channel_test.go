@@ -160,7 +160,7 @@ func TestForChannelGroup(t *testing.T) {
 		want Set
 	}{
 		{"owner", ChannelFacts{Channel: group, UserID: "O"}, GrantAllSafe},
-		{"recipient, default", ChannelFacts{Channel: group, UserID: "U"}, DefaultDirectMessage},
+		{"recipient, default", ChannelFacts{Channel: group, UserID: "U"}, DefaultGroup},
 		{"recipient, group permissions", ChannelFacts{Channel: &restricted, UserID: "U"}, ViewOnly | SendMessage},
 		{"recipient, zero permissions still view", ChannelFacts{Channel: &silent, UserID: "U"}, ViewOnly},
 		{"outsider", ChannelFacts{Channel: group, UserID: "W"}, 0},

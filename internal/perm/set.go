@@ -13,7 +13,9 @@ import (
 type Set uint64
 
 // Server and channel permission flags. Each is 1 shifted left by the bit
-// the interface contract gives it; bits 5, 14–19 and 36 are unused.
+// the interface contract gives it, or for Listen, BypassSlowmode and
+// ViewAuditLogs the bit later reference versions gave it; bits 5 and
+// 14–19 are unused.
 const (
 	ManageChannel       Set = 1 << 0  // manage the channel or the server's channels
 	ManageServer        Set = 1 << 1  // manage the server
@@ -44,8 +46,11 @@ const (
 	MuteMembers         Set = 1 << 33 // mute members of lower rank in a voice call
 	DeafenMembers       Set = 1 << 34 // deafen members of lower rank in a voice call
 	MoveMembers         Set = 1 << 35 // move members between voice channels
+	Listen              Set = 1 << 36 // hear others in a voice call (reference 0.10.0)
 	MentionEveryone     Set = 1 << 37 // mention @everyone and @online
 	MentionRoles        Set = 1 << 38 // mention roles
+	BypassSlowmode      Set = 1 << 39 // send without waiting out a channel's slowmode (reference 0.12.0)
+	ViewAuditLogs       Set = 1 << 40 // read the server's audit log (reference 0.14.0)
 )
 
 // Composite sets.
@@ -58,12 +63,16 @@ const (
 	// ViewOnly lets a user see a channel and read its history.
 	ViewOnly = ViewChannel | ReadMessageHistory
 
-	// Default is the base set for ordinary participation.
-	Default = ViewOnly | SendMessage | InviteOthers | SendEmbeds | UploadFiles | Connect | Speak
+	// Default is the base set for ordinary participation. Video and
+	// Listen joined it in later reference versions (upstream.md §1.4).
+	Default = ViewOnly | SendMessage | InviteOthers | SendEmbeds | UploadFiles | Connect | Speak | Video | Listen
 
-	// DefaultDirectMessage is what both sides of a writable DM hold, and
-	// what group recipients hold when the group sets no permissions.
+	// DefaultDirectMessage is what both sides of a writable DM hold.
 	DefaultDirectMessage = Default | ManageChannel | React
+
+	// DefaultGroup is what group recipients hold when the group sets no
+	// permissions: the DM set plus Masquerade (upstream.md §1.4).
+	DefaultGroup = DefaultDirectMessage | Masquerade
 
 	// DefaultServer is the default_permissions of a new server.
 	DefaultServer = Default | React | ChangeNickname | ChangeAvatar
@@ -109,8 +118,11 @@ var flagNames = [...]struct {
 	{MuteMembers, "MuteMembers"},
 	{DeafenMembers, "DeafenMembers"},
 	{MoveMembers, "MoveMembers"},
+	{Listen, "Listen"},
 	{MentionEveryone, "MentionEveryone"},
 	{MentionRoles, "MentionRoles"},
+	{BypassSlowmode, "BypassSlowmode"},
+	{ViewAuditLogs, "ViewAuditLogs"},
 }
 
 // Has reports whether s holds every flag of want.

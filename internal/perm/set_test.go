@@ -10,7 +10,7 @@ import (
 
 func TestFlagBits(t *testing.T) {
 	// The seed's table and behaviour.md §3.1: name → bit, 31 flags.
-	const flags = 31
+	const flags = 34
 	want := map[string]uint{
 		"ManageChannel": 0, "ManageServer": 1, "ManagePermissions": 2, "ManageRole": 3,
 		"ManageCustomisation": 4, "KickMembers": 6, "BanMembers": 7, "TimeoutMembers": 8,
@@ -19,7 +19,7 @@ func TestFlagBits(t *testing.T) {
 		"ManageMessages": 23, "ManageWebhooks": 24, "InviteOthers": 25, "SendEmbeds": 26,
 		"UploadFiles": 27, "Masquerade": 28, "React": 29, "Connect": 30, "Speak": 31,
 		"Video": 32, "MuteMembers": 33, "DeafenMembers": 34, "MoveMembers": 35,
-		"MentionEveryone": 37, "MentionRoles": 38,
+		"Listen": 36, "MentionEveryone": 37, "MentionRoles": 38, "BypassSlowmode": 39, "ViewAuditLogs": 40,
 	}
 	if len(flagNames) != flags || len(want) != flags {
 		t.Fatalf("%d named flags, want %d", len(flagNames), len(want))
@@ -50,7 +50,8 @@ func TestFlagBits(t *testing.T) {
 		"InviteOthers": InviteOthers, "SendEmbeds": SendEmbeds, "UploadFiles": UploadFiles,
 		"Masquerade": Masquerade, "React": React, "Connect": Connect, "Speak": Speak, "Video": Video,
 		"MuteMembers": MuteMembers, "DeafenMembers": DeafenMembers, "MoveMembers": MoveMembers,
-		"MentionEveryone": MentionEveryone, "MentionRoles": MentionRoles,
+		"MentionEveryone": MentionEveryone, "MentionRoles": MentionRoles, "Listen": Listen,
+		"BypassSlowmode": BypassSlowmode, "ViewAuditLogs": ViewAuditLogs,
 	}
 	for name, bit := range want {
 		if got := consts[name]; got != 1<<bit {
@@ -68,9 +69,12 @@ func TestConstants(t *testing.T) {
 	}{
 		{"GrantAllSafe", GrantAllSafe, 4503599627370495},
 		{"ViewOnly", ViewOnly, 3145728},
-		{"Default", Default, 3463446528},
-		{"DefaultDirectMessage", DefaultDirectMessage, 4000317441},
-		{"DefaultServer", DefaultServer, 4000322560},
+		// The contract-era values plus Video (1<<32) and Listen (1<<36),
+		// which later reference versions added to the defaults.
+		{"Default", Default, 3463446528 + 1<<32 + 1<<36},
+		{"DefaultDirectMessage", DefaultDirectMessage, 4000317441 + 1<<32 + 1<<36},
+		{"DefaultGroup", DefaultGroup, 4000317441 + 1<<32 + 1<<36 + 1<<28},
+		{"DefaultServer", DefaultServer, 4000322560 + 1<<32 + 1<<36},
 		{"DefaultWebhook", DefaultWebhook, 876609536},
 		{"AllowedInTimeout", AllowedInTimeout, 3145728},
 	}
@@ -134,8 +138,9 @@ func TestNames(t *testing.T) {
 		{MentionRoles, []string{"MentionRoles"}, "MentionRoles", "MentionRoles"},
 		{ViewOnly, []string{"ViewChannel", "ReadMessageHistory"},
 			"ViewChannel|ReadMessageHistory", "ViewChannel|ReadMessageHistory"},
-		{ManageChannel | 1<<5 | 1<<40, []string{"ManageChannel"}, "ManageChannel|0x10000000020", "ManageChannel|0x10000000020"},
-		{1 << 36, nil, "0x1000000000", "0x1000000000"},
+		{ManageChannel | 1<<5 | 1<<41, []string{"ManageChannel"}, "ManageChannel|0x20000000020", "ManageChannel|0x20000000020"},
+		{1 << 41, nil, "0x20000000000", "0x20000000000"},
+		{Listen | ViewAuditLogs, []string{"Listen", "ViewAuditLogs"}, "Listen|ViewAuditLogs", "Listen|ViewAuditLogs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.str, func(t *testing.T) {
