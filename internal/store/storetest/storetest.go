@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Unreads", testUnreads},
 		{"Settings", testSettings},
 		{"Safety", testSafety},
+		{"Voice", testVoice},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
 	}
