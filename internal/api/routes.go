@@ -17,4 +17,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesBots(mux)
 	a.routesAccounts(mux)
 	a.routesMessages(mux)
+	a.routesVoice(mux)
 }

@@ -19,6 +19,7 @@ import (
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/store"
+	"ermine/internal/voice"
 )
 
 // Limits are the counts and sizes users are held to.
@@ -108,6 +109,9 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+	// Voice reaches the LiveKit nodes behind voice channels; nil when
+	// voice is off (join_call then answers LiveKitUnavailable).
+	Voice voice.Service
 }
 
 // App runs the use cases.
@@ -129,6 +133,7 @@ type App struct {
 	captcha    Captcha
 	passwords  *auth.Hasher
 	policy     *auth.Policy
+	voice      voice.Service
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -161,7 +166,7 @@ func New(d Deps) *App {
 	}
 	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, voice: d.Voice,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},

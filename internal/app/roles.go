@@ -120,6 +120,7 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 		a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 			RoleID: roleID, Data: changed, Clear: clear}, event.Of(id))
 	}
+	a.syncServerVoice(ctx, id)
 	return &role, nil
 }
 
@@ -172,6 +173,7 @@ func (a *App) DeleteRole(ctx context.Context, c *Caller, id, roleID chat.ID) err
 	}
 	a.publish(ctx, chat.EvServerRoleDelete, chat.ServerRoleDeleteEvent{Type: chat.EvServerRoleDelete, ID: id,
 		RoleID: roleID}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return nil
 }
 
@@ -232,5 +234,6 @@ func (a *App) EditRoleRanks(ctx context.Context, c *Caller, id chat.ID, ranks []
 	}
 	a.publish(ctx, chat.EvServerRoleRanksUpdate, chat.ServerRoleRanksUpdateEvent{Type: chat.EvServerRoleRanksUpdate,
 		ID: id, Ranks: ranks}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return s, nil
 }

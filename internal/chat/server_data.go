@@ -30,6 +30,7 @@ const (
 	FieldCanReceive         = "CanReceive"
 	FieldCanPublish         = "CanPublish"
 	FieldJoinedAt           = "JoinedAt"
+	FieldVoiceChannel       = "VoiceChannel" // member edit: disconnect from voice (later reference versions)
 )
 
 // Server channel types as DataCreateServerChannel names them.
@@ -325,7 +326,7 @@ func (d *MemberEdit) Validate() error {
 	return FirstError(
 		CheckOptionalLength("nickname", d.Nickname, 1, 32),
 		checkRemove(d.Remove, FieldNickname, FieldAvatar, FieldRoles, FieldTimeout, FieldCanReceive,
-			FieldCanPublish, FieldJoinedAt),
+			FieldCanPublish, FieldJoinedAt, FieldVoiceChannel),
 	)
 }
 

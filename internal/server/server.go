@@ -41,6 +41,7 @@ import (
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
+	"ermine/internal/voice"
 )
 
 // Version is Ermine's version, reported by GET / and the file service.
@@ -125,6 +126,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
 			VerifyURL: cfg.Captcha.VerifyURL}
+	}
+	if cfg.Voice.Enabled && len(cfg.Voice.Nodes) > 0 {
+		nodes := make([]voice.Node, 0, len(cfg.Voice.Nodes))
+		for _, n := range cfg.Voice.Nodes {
+			nodes = append(nodes, voice.Node{Name: n.Name, URL: n.URL, PublicURL: n.PublicURL,
+				APIKey: n.APIKey, APISecret: n.APISecret})
+		}
+		deps.Voice = voice.New(nodes, nil)
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
@@ -349,8 +358,11 @@ func passwordHasher(p config.Passwords) *auth.Hasher {
 
 // rootObject builds GET / from the configuration and public URLs.
 func rootObject(cfg config.Config, public config.Public) api.Root {
-	var nodes []api.VoiceNode
+	nodes := []api.VoiceNode{}
 	for _, n := range cfg.Voice.Nodes {
+		if !cfg.Voice.Enabled {
+			break
+		}
 		nodes = append(nodes, api.VoiceNode{Name: n.Name, Lat: n.Lat, Lon: n.Lon, PublicURL: n.PublicURL})
 	}
 	return api.Root{
