@@ -297,9 +297,10 @@ func (a *App) voiceJoined(ctx context.Context, ev *voice.Event, channel chat.ID)
 	}
 
 	var (
-		from  chat.ID
-		first bool
-		call  *chat.VoiceCall
+		from     chat.ID
+		first    bool
+		call     *chat.VoiceCall
+		oldEnded *chat.VoiceCall
 	)
 	err = a.store.InTx(ctx, func(st store.Store) error {
 		if old, err := st.FetchVoiceParticipant(ctx, channel, user); err == nil && !old.Left {
@@ -316,8 +317,18 @@ func (a *App) voiceJoined(ctx context.Context, ev *voice.Event, channel chat.ID)
 				if err := st.DeleteVoiceParticipant(ctx, o.Channel, user); err != nil {
 					return dbError("delete voice participant", err)
 				}
+				if oldEnded, err = a.endIfEmpty(ctx, st, o.Channel); err != nil {
+					return err
+				}
 			}
 		}
+		call, err = st.FetchVoiceCall(ctx, channel)
+		if errors.Is(err, store.ErrNotFound) {
+			call = &chat.VoiceCall{Channel: channel, Node: ev.Node}
+		} else if err != nil {
+			return dbError("fetch voice call", err)
+		}
+		vp.Node = call.Node
 		here, err := st.FetchVoiceParticipants(ctx, []chat.ID{channel})
 		if err != nil {
 			return dbError("fetch voice participants", err)
@@ -326,12 +337,6 @@ func (a *App) voiceJoined(ctx context.Context, ev *voice.Event, channel chat.ID)
 		first = len(here) == 0 || (len(here) == 1 && here[0].State.ID == user)
 		if err := st.SetVoiceParticipant(ctx, vp); err != nil {
 			return dbError("set voice participant", err)
-		}
-		call, err = st.FetchVoiceCall(ctx, channel)
-		if errors.Is(err, store.ErrNotFound) {
-			call = &chat.VoiceCall{Channel: channel, Node: ev.Node}
-		} else if err != nil {
-			return dbError("fetch voice call", err)
 		}
 		if first && call.StartedAt == nil {
 			call.StartedAt = &at
@@ -353,6 +358,9 @@ func (a *App) voiceJoined(ctx context.Context, ev *voice.Event, channel chat.ID)
 	} else {
 		a.publish(ctx, chat.EvVoiceChannelJoin, chat.VoiceChannelJoinEvent{Type: chat.EvVoiceChannelJoin,
 			ID: channel, State: vp.State}, event.Of(channel))
+	}
+	if oldEnded != nil {
+		a.callEnded(ctx, oldEnded)
 	}
 	if first {
 		a.callStarted(ctx, ch, call)
