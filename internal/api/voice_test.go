@@ -18,8 +18,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"ermine/internal/api"
-	"ermine/internal/app"
 	"ermine/internal/apitest"
+	"ermine/internal/app"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/event"
