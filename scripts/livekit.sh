@@ -9,11 +9,12 @@ dir="${HOME}/.cache/ermine/livekit-server-${version}"
 bin="${dir}/livekit-server"
 if [ -x "$bin" ]; then echo "$bin"; exit 0; fi
 mkdir -p "$dir"
-src=$(GOFLAGS=-mod=mod go mod download -json "github.com/livekit/livekit-server@${version}" \
-  | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-[ -d "$src" ] || { echo "go mod download gave no source directory for livekit-server ${version}" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# Downloaded from outside any module, so the caller's go.mod is untouched.
+src=$(cd / && GOFLAGS=-mod=mod go mod download -json "github.com/livekit/livekit-server@${version}" \
+  | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -d "$src" ] || { echo "go mod download gave no source directory for livekit-server ${version}" >&2; exit 1; }
 cp -r "$src/." "$tmp/"
 chmod -R u+w "$tmp"
 (cd "$tmp" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -o "$bin.tmp" ./cmd/server)
