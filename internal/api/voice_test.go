@@ -503,3 +503,59 @@ func TestDirectCalls(t *testing.T) {
 		t.Errorf("call end = %s", x.Raw)
 	}
 }
+
+func TestVoiceOnTextChannels(t *testing.T) {
+	lk := newFakeLiveKit(t)
+	e := &env{h: apitest.Start(t, lk.option())}
+	h := e.h
+	owner := h.NewUser("texter")
+	sid, general := e.server(t, owner, "Texts")
+	// A text channel carries voice when it has voice information, on
+	// create or by an edit.
+	res := e.call(t, owner, http.MethodPost, "/servers/"+sid+"/channels",
+		map[string]any{"name": "talk", "type": "Text", "voice": map[string]any{"max_users": 3}}, http.StatusOK)
+	apitest.CheckSchema(t, "Channel", res.Body)
+	talk := res.Map(t)
+	if talk["voice"].(map[string]any)["max_users"] != 3.0 {
+		t.Errorf("channel = %s", res.Body)
+	}
+	e.fail(t, owner, http.MethodPost, "/channels/"+general+"/join_call", map[string]any{}, http.StatusBadRequest, "NotAVoiceChannel")
+	e.call(t, owner, http.MethodPatch, "/channels/"+general, map[string]any{"voice": map[string]any{"max_users": 1}}, http.StatusOK)
+	e.call(t, owner, http.MethodPost, "/channels/"+general+"/join_call", map[string]any{}, http.StatusOK)
+
+	ev := h.Listen(event.Of(chat.ID(general)), event.Of(chat.ID(sid)))
+	webhook(t, h, fakeSecret, joined(general, owner.ID))
+	ev.Wait(chat.EvVoiceChannelJoin, nil)
+
+	// room_finished clears the call.
+	webhook(t, h, fakeSecret, map[string]any{"event": "room_finished", "room": map[string]any{"name": general}})
+	ev.Wait(chat.EvVoiceChannelLeave, nil)
+	if _, err := h.Server.Store.FetchVoiceCall(context.Background(), chat.ID(general)); err == nil {
+		t.Errorf("call kept after room_finished")
+	}
+
+	// Deleting the server disconnects everyone in it.
+	webhook(t, h, fakeSecret, joined(general, owner.ID))
+	ev.Wait(chat.EvVoiceChannelJoin, nil)
+	// A new member learns who is in the call from ServerCreate.
+	newcomer := h.NewUser("newcomer")
+	priv := h.Listen(event.Private(newcomer.ID))
+	code := e.call(t, owner, http.MethodPost, "/channels/"+general+"/invites", nil, http.StatusOK).Map(t)["_id"].(string)
+	e.call(t, newcomer, http.MethodPost, "/invites/"+code, nil, http.StatusOK)
+	sc := priv.Wait(chat.EvServerCreate, nil)
+	vs, _ := sc.Body["voice_states"].([]any)
+	if len(vs) != 1 || vs[0].(map[string]any)["id"] != general ||
+		vs[0].(map[string]any)["participants"].([]any)[0].(map[string]any)["id"] != string(owner.ID) {
+		t.Errorf("ServerCreate voice_states = %s", sc.Raw)
+	}
+
+	lk.take("RemoveParticipant")
+	e.call(t, owner, http.MethodDelete, "/servers/"+sid, nil, http.StatusNoContent)
+	if rm := lk.take("RemoveParticipant"); len(rm) != 1 || rm[0]["room"] != general {
+		t.Errorf("RemoveParticipant after server delete = %v", rm)
+	}
+	ps, err := h.Server.Store.FetchUserVoiceParticipants(context.Background(), owner.ID)
+	if err != nil || len(ps) != 0 {
+		t.Errorf("participants after server delete = %v %v", ps, err)
+	}
+}
