@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,8 @@ import (
 // TestClientLibraries builds Ermine, starts it on a free loopback port
 // with a fresh data directory and runs the Node suite (test/*.test.mjs)
 // against it. Without Node or the installed dependencies it skips, except
-// in CI (CI set), where it fails.
+// in CI (CI set), where it fails. It passes only when exactly the declared
+// scenarios ran and passed.
 func TestClientLibraries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the real-client suite builds and runs Ermine and Node")
@@ -45,9 +47,33 @@ func TestClientLibraries(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the real-client suite failed: %v (output above)", err)
 	}
-	if !regexp.MustCompile(`(?m)^ℹ pass [1-9]`).Match(out) {
-		t.Fatalf("the real-client suite passed no test (output above)")
+	counts := summary(out)
+	want := map[string]int{"tests": scenarios, "pass": scenarios, "fail": 0, "cancelled": 0, "skipped": 0, "todo": 0}
+	for name, n := range want {
+		got, ok := counts[name]
+		if !ok {
+			t.Fatalf("the runner's summary has no %q line (output above)", name)
+		}
+		if got != n {
+			t.Errorf("%s %d, want %d: every scenario of test/*.test.mjs must run and pass (output above)", name, got, n)
+		}
 	}
+}
+
+// scenarios is how many tests test/*.test.mjs declare (a journey step is
+// one). All of them must pass: a skipped one (a route missing, an earlier
+// step that did not complete) counts as a failure here, so adding or
+// removing a scenario means changing this number.
+const scenarios = 27
+
+// summary reads the counts of node's spec reporter ("ℹ pass 26").
+func summary(out []byte) map[string]int {
+	counts := map[string]int{}
+	for _, m := range regexp.MustCompile(`(?m)^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$`).FindAllSubmatch(out, -1) {
+		n, _ := strconv.Atoi(string(m[2]))
+		counts[string(m[1])] = n
+	}
+	return counts
 }
 
 // nodeSuite returns the node binary once the suite's dependencies are
@@ -96,7 +122,9 @@ func buildErmine(t *testing.T) string {
 func startErmine(t *testing.T, bin string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
-	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info")
+	// Link previews may fetch from the suite's own loopback page server.
+	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info",
+		"ERMINE_EMBEDS_ALLOWED_PRIVATE_HOSTS=127.0.0.1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +141,7 @@ func startErmine(t *testing.T, bin string) string {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			log.Write(append(line, '\n'))
+			_, _ = log.Write(append(line, '\n'))
 			var rec struct{ Msg, API string }
 			if json.Unmarshal(line, &rec) == nil && rec.Msg == "ermine is serving" {
 				select {

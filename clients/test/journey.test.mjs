@@ -1,9 +1,11 @@
 // What two people do with the real libraries: Alice on revolt.js 7.2.0,
 // Bob on stoat.js 7.3.4, and a bot. Each step is its own test and builds
 // on earlier ones; a step whose routes the server lacks is skipped naming
-// the route, and the steps after it that need its result say so.
+// the route, and the steps after it that need its result say so (in CI,
+// CI set, each of those fails instead: see lib.mjs).
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, test } from "node:test";
 import { Client as RevoltClient } from "revolt.js";
 import { Client as StoatClient } from "stoat.js";
@@ -251,6 +253,109 @@ step("delete a message", { routes: [`DELETE /channels/${NOBODY}/messages/${NOBOD
   await revolt204(alice.messages.get(doomed.id).delete());
   await atBob;
   assert.equal(s.bob.client.messages.get(doomed.id), undefined);
+});
+
+step(
+  "a webhook posts a message both libraries receive",
+  { routes: [`POST /channels/${NOBODY}/webhooks`, `POST /webhooks/${NOBODY}/x`], needs: [MESSAGES] },
+  async () => {
+    const alice = s.alice.client;
+    const bob = s.bob.client;
+    const hook = await alice.api.post(`/channels/${s.channel}/webhooks`, { name: "Ermine CI" });
+    assert.equal(hook.name, "Ermine CI", JSON.stringify(hook));
+    assert.equal(hook.channel_id, s.channel);
+    assert.match(hook.token, /^[A-Za-z0-9_-]{64}$/);
+
+    // A CI job posts with the token alone, no session: a plain fetch.
+    const text = `deployed ${Date.now()}`;
+    const atAlice = waitFor(alice, "messageCreate", (m) => m.content === text);
+    const atBob = waitFor(bob, "messageCreate", (m) => m.content === text);
+    const res = await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content: text, embeds: [{ title: "Build", description: "all green", colour: "#0f890f" }] }),
+    });
+    assert.equal(res.status, 200);
+    const sent = await res.json();
+    assert.equal(sent.webhook?.name, "Ermine CI", JSON.stringify(sent));
+    for (const [m] of await Promise.all([atAlice, atBob])) {
+      assert.equal(m.id, sent._id);
+      assert.equal(m.authorId, hook.id);
+      assert.equal(m.webhook?.name, "Ermine CI");
+      assert.equal(m.username, "Ermine CI", "clients show the webhook's name");
+      assert.equal(m.embeds?.[0]?.title, "Build");
+    }
+
+    // revolt.js lists the channel's webhooks and edits one through its token.
+    const listed = await alice.channels.get(s.channel).fetchWebhooks();
+    const mine = listed.find((w) => w.id === hook.id);
+    assert.ok(mine, "the new webhook is listed");
+    await mine.edit({ name: "Ermine CD" });
+    assert.equal(mine.name, "Ermine CD");
+
+    // stoat.js finds it from its id and token, posts through it and deletes it.
+    const found = await bob.channelWebhooks.fromToken(hook.id, hook.token);
+    assert.equal(found.name, "Ermine CD");
+    const again = `again ${Date.now()}`;
+    const seen = waitFor(bob, "messageCreate", (m) => m.content === again);
+    await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ content: again }),
+    });
+    const [m] = await seen;
+    assert.equal(m.webhook?.name, "Ermine CD");
+    await found.delete();
+    const gone = await rawFetch(`${BASE}/webhooks/${hook.id}/${hook.token}`);
+    assert.equal(gone.status, 404);
+  },
+);
+
+step("a link gets a preview both libraries show, its image through the proxy", { needs: [MESSAGES] }, async () => {
+  const alice = s.alice.client;
+  const bob = s.bob.client;
+  for (const c of [alice, bob]) {
+    assert.equal(c.configuration?.features?.january?.enabled, true, "features.january is advertised");
+  }
+  // A site on loopback, which the suite's Ermine is configured to allow.
+  const png = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAADUlEQVR4nGP4zwAE/wEHAAH/4iOeWQAAAABJRU5ErkJggg==",
+    "base64",
+  );
+  const site = createServer((req, res) => {
+    if (req.url === "/page") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end('<html><head><meta property="og:title" content="Ermine preview"><meta property="og:image" content="/pic.png"></head></html>');
+    } else if (req.url === "/pic.png") {
+      res.writeHead(200, { "Content-Type": "image/png" });
+      res.end(png);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => site.listen(0, "127.0.0.1", resolve));
+  try {
+    const text = `have a look: http://127.0.0.1:${site.address().port}/page`;
+    const previewed = (c) =>
+      waitFor(c, "messageUpdate", (m) => m.content === text && (m.embeds ?? []).some((e) => e.type === "Website"), 15000);
+    const atAlice = previewed(alice);
+    const atBob = previewed(bob);
+    const sent = await alice.channels.get(s.channel).sendMessage(text);
+    for (const [m] of await Promise.all([atAlice, atBob])) {
+      assert.equal(m.id, sent.id);
+      const e = m.embeds.find((x) => x.type === "Website");
+      assert.equal(e.title, "Ermine preview");
+      assert.equal(e.image?.width, 2, "the image was probed for its size");
+      const proxied = e.image.proxiedURL;
+      assert.ok(proxied.includes("/january/proxy?url="), proxied);
+      const res = await rawFetch(proxied);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^image\/(jpeg|png)$/);
+    }
+  } finally {
+    site.close();
+  }
 });
 
 const FRIENDS = "friend request and acceptance";

@@ -97,9 +97,7 @@ func TestFetchDMs(t *testing.T) {
 	saved := wantOK(t, h.Get("/users/@me/dm", me.Token))
 	active := wantOK(t, h.Get("/users/"+string(open.ID)+"/dm", me.Token))
 	inactive := wantOK(t, h.Get("/users/"+string(closed.ID)+"/dm", me.Token))
-	if err := h.Server.Store.SetLastMessage(context.Background(), chat.ID(active["_id"].(string)), chat.NewID()); err != nil {
-		t.Fatal(err)
-	}
+	sendDM(t, h, me, active["_id"].(string), "hello")
 	g := createGroup(t, h, me, map[string]any{"name": "club", "users": []chat.ID{groupie.ID}})
 
 	res := h.Get("/users/dms", me.Token)
@@ -118,4 +116,63 @@ func TestFetchDMs(t *testing.T) {
 		t.Errorf("dms = %s", res.Body)
 	}
 	wantError(t, h.Get("/users/dms", ""), 401, "NotAuthenticated")
+}
+
+func sendDM(t *testing.T, h *apitest.Harness, from *apitest.User, dm, content string) {
+	t.Helper()
+	res := h.Do(apitest.Request{Method: http.MethodPost, Path: "/channels/" + dm + "/messages",
+		Body: map[string]any{"content": content}, Session: from.Token})
+	if res.Status != http.StatusOK {
+		t.Fatalf("send to %s = %d %s", dm, res.Status, res.Body)
+	}
+}
+
+// TestDirectMessageActivation: a DM opens inactive; its first message
+// makes it active at once (no waiting for the batched last_message_id
+// write) and both participants get ChannelUpdate {active: true}; later
+// messages announce nothing more; closing it and writing again does.
+func TestDirectMessageActivation(t *testing.T) {
+	h := apitest.Start(t, apitest.NoRateLimits)
+	a, b := h.NewUser("ada"), h.NewUser("bea")
+	befriend(t, h, a, b)
+	dm := wantOK(t, h.Get("/users/"+string(b.ID)+"/dm", a.Token))["_id"].(string)
+	ev := h.Listen(event.Of(chat.ID(dm)))
+	activated := func(e apitest.Event) bool {
+		data, _ := e.Body["data"].(map[string]any)
+		return e.Body["id"] == dm && data["active"] == true && len(data) == 1
+	}
+	isActive := func(who *apitest.User) any { return wantOK(t, h.Get("/channels/"+dm, who.Token))["active"] }
+
+	sendDM(t, h, b, dm, "first")
+	ev.Wait(chat.EvChannelUpdate, activated)
+	ev.Wait(chat.EvMessage, nil)
+	for _, u := range []*apitest.User{a, b} {
+		if got := isActive(u); got != true {
+			t.Errorf("after the first message %s sees active = %v", u.Username, got)
+		}
+	}
+	ids := map[any]bool{}
+	var chans []map[string]any
+	h.Get("/users/dms", b.Token).JSON(t, &chans)
+	for _, c := range chans {
+		ids[c["_id"]] = true
+	}
+	if !ids[dm] {
+		t.Errorf("the active DM is missing from the other side's list: %v", chans)
+	}
+
+	sendDM(t, h, a, dm, "second")
+	ev.Wait(chat.EvMessage, nil)
+	ev.None(150 * time.Millisecond) // no second ChannelUpdate
+
+	res := h.Do(apitest.Request{Method: http.MethodDelete, Path: "/channels/" + dm, Session: a.Token})
+	if res.Status != http.StatusNoContent {
+		t.Fatalf("close dm = %d %s", res.Status, res.Body)
+	}
+	ev.Wait(chat.EvChannelUpdate, func(e apitest.Event) bool { return e.Body["data"].(map[string]any)["active"] == false })
+	sendDM(t, h, b, dm, "back again")
+	ev.Wait(chat.EvChannelUpdate, activated)
+	if got := isActive(a); got != true {
+		t.Errorf("after writing to a closed DM it is active = %v", got)
+	}
 }

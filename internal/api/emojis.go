@@ -29,6 +29,19 @@ func (a *API) fetchEmoji(w http.ResponseWriter, r *http.Request, _ *app.Caller) 
 	return respond(w, e)
 }
 
+// editEmoji handles PATCH /custom/emoji/{id}.
+func (a *API) editEmoji(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	data, err := decode[chat.EmojiEdit](w, r, a.limit)
+	if err != nil {
+		return err
+	}
+	e, err := a.app.EditEmoji(r.Context(), c, chat.ID(r.PathValue("id")), data)
+	if err != nil {
+		return err
+	}
+	return respond(w, e)
+}
+
 // deleteEmoji handles DELETE /custom/emoji/{id}.
 func (a *API) deleteEmoji(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
 	if err := a.app.DeleteEmoji(r.Context(), c, chat.ID(r.PathValue("id"))); err != nil {

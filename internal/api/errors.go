@@ -27,15 +27,16 @@ var statuses = map[string]int{
 	"AlreadyConnected": 400, "NotConnected": 400, "UnknownNode": 400,
 	"IncorrectData": 400, "MissingHeaders": 400, "CaptchaFailed": 400, "BlockedByShield": 400,
 	"MissingInvite": 400, "InvalidInvite": 400, "CompromisedPassword": 400, "ShortPassword": 400,
-	"TotpAlreadyEnabled": 400, "DisallowedMFAMethod": 400,
+	"TotpAlreadyEnabled": 400, "DisallowedMFAMethod": 400, "HeaderTooLarge": 400,
 
 	"InvalidCredentials": 401, "InvalidSession": 401, "NotAuthenticated": 401, "InvalidToken": 401,
 	"Blacklisted": 401, "OnboardingNotFinished": 401,
 
-	"AlreadyOnboarded": 403, "BlockedByOther": 403, "NotFriends": 403, "CannotEditMessage": 403,
+	"AlreadyOnboarded": 403, "BlockedByOther": 403, "NotFriends": 403, "CannotEditMessage": 403, "CannotDeleteMessage": 403,
 	"GroupTooLarge": 403, "Banned": 403, "BotIsPrivate": 403, "MissingPermission": 403,
 	"MissingUserPermission": 403, "NotElevated": 403, "NotPrivileged": 403,
-	"CannotGiveMissingPermissions": 403, "NotOwner": 403, "UnverifiedAccount": 403, "LockedOut": 403,
+	"CannotGiveMissingPermissions": 403, "NotOwner": 403,
+	"CantCreateServers": 403, "UnverifiedAccount": 403, "LockedOut": 403,
 
 	"UnknownUser": 404, "UnknownChannel": 404, "UnknownMessage": 404, "NotInGroup": 404,
 	"UnknownServer": 404, "InvalidRole": 404, "NotFound": 404,
@@ -47,7 +48,7 @@ var statuses = map[string]int{
 
 	"EmptyMessage": 422, "PayloadTooLarge": 422, "FileTooSmall": 422, "FileTooLarge": 422,
 
-	"DiscriminatorChangeRatelimited": 429,
+	"DiscriminatorChangeRatelimited": 429, "InSlowmode": 429,
 
 	"LabelMe": 500, "DatabaseError": 500, "InternalError": 500, "ImageProcessingFailed": 500,
 	"OperationFailed": 500, "RenderFail": 500, "EmailFailed": 500,

@@ -106,7 +106,7 @@ func TestInvitePreviewAndJoin(t *testing.T) {
 	// The joiner hears of the server first, then everyone (the joiner on
 	// their private topic too) of the new member.
 	got := ev.Wait(chat.EvServerCreate, nil)
-	if got.Topic != string(bob.ID)+"!" || len(got.Body["channels"].([]any)) != 1 || got.Body["emojis"] == nil {
+	if got.Topic != event.Private(bob.ID) || len(got.Body["channels"].([]any)) != 1 || got.Body["emojis"] == nil {
 		t.Errorf("ServerCreate = %s, want only the channel bob can see", got.Raw)
 	}
 	got = ev.Wait(chat.EvServerMemberJoin, func(e apitest.Event) bool { return e.Topic == sid })

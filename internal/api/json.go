@@ -17,22 +17,21 @@ import (
 // the zero T, so routes without parameters accept it; unknown fields are
 // ignored. Malformed JSON is a 400, well-formed JSON of the wrong shape a
 // 422, an oversized body a 413, each with a FailedValidation body naming
-// what is wrong. A T that is a chat.Validator is then validated.
+// what is wrong. The input rules of checkBody apply (no NUL in any
+// string, ids are ULIDs: 422 naming the field); then a T that is a
+// chat.Validator is validated.
 func decode[T any](w http.ResponseWriter, r *http.Request, limit int64) (T, error) {
 	var v T
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := readBody(w, r, limit)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			e := chat.ErrFailedValidation(fmt.Sprintf("body: larger than %d bytes", tooBig.Limit))
-			e.Status = http.StatusRequestEntityTooLarge
-			return v, e
-		}
-		return v, chat.ErrFailedValidation("body: could not be read")
+		return v, err
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &v); err != nil {
 			return v, bodyError(err)
+		}
+		if err := checkBody(body, &v); err != nil {
+			return v, err
 		}
 	}
 	if val, ok := any(&v).(chat.Validator); ok {
@@ -67,9 +66,7 @@ func bodyError(err error) error {
 		return chat.ErrFailedValidation("body: malformed JSON: unexpected end")
 	}
 	msg := err.Error()
-	if strings.HasPrefix(msg, "json: ") {
-		msg = strings.TrimPrefix(msg, "json: ")
-	}
+	msg = strings.TrimPrefix(msg, "json: ")
 	return chat.ErrInvalidBody("body: " + msg)
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -134,7 +135,7 @@ func clientIP(r *http.Request) string {
 }
 
 // corsHeaders are the request headers browsers may send.
-const corsHeaders = "Content-Type, X-Session-Token, X-Bot-Token, X-MFA-Ticket, Idempotency-Key"
+const corsHeaders = "Content-Type, X-Session-Token, X-Bot-Token, X-MFA-Ticket, Idempotency-Key, X-Audit-Log-Reason"
 
 // exposedHeaders are the response headers browsers may read.
 const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Bucket, X-RateLimit-Remaining, X-RateLimit-Reset-After, X-Request-Id"
@@ -224,11 +225,34 @@ func (a *API) user(h func(http.ResponseWriter, *http.Request, *app.Caller) error
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := caller(r)
 		if err == nil {
+			err = checkRequest(r)
+		}
+		if err == nil {
 			err = h(w, r, c)
 		}
 		if err != nil {
 			a.writeError(w, r, err)
 		}
+	})
+}
+
+// moderation wraps a handler of a route whose changes the server's audit
+// log records: as user, plus the optional X-Audit-Log-Reason header
+// (at most chat.MaxAuditReason bytes, else HeaderTooLarge) handed to the
+// app with the caller.
+func (a *API) moderation(h func(http.ResponseWriter, *http.Request, *app.Caller) error) http.Handler {
+	return a.user(func(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+		values := r.Header.Values("X-Audit-Log-Reason")
+		if len(values) == 0 {
+			return h(w, r, c)
+		}
+		reason := strings.Join(values, ", ")
+		if len(reason) > chat.MaxAuditReason {
+			return chat.ErrHeaderTooLarge
+		}
+		withReason := *c
+		withReason.AuditReason = &reason
+		return h(w, r, &withReason)
 	})
 }
 
@@ -244,6 +268,9 @@ func (a *API) session(h func(http.ResponseWriter, *http.Request, *app.Caller) er
 			err = chat.ErrInvalidSession
 		}
 		if err == nil {
+			err = checkRequest(r)
+		}
+		if err == nil {
 			err = h(w, r, c)
 		}
 		if err != nil {
@@ -256,6 +283,10 @@ func (a *API) session(h func(http.ResponseWriter, *http.Request, *app.Caller) er
 // passed when a valid token came with the request, else nil.
 func (a *API) public(h func(http.ResponseWriter, *http.Request, *app.Caller) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkRequest(r); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
 		c, err := caller(r)
 		if err != nil {
 			c = nil

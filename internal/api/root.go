@@ -25,6 +25,51 @@ type Features struct {
 	Autumn     Feature        `json:"autumn"`
 	January    Feature        `json:"january"`
 	LiveKit    VoiceFeature   `json:"livekit"`
+	// Limits and LegalLinks came in reference 0.13.0 and 0.14.0.
+	Limits     LimitsFeature `json:"limits"`
+	LegalLinks LegalLinks    `json:"legal_links"`
+}
+
+// LimitsFeature tells clients the instance's limits (features.limits).
+type LimitsFeature struct {
+	Global  GlobalLimits `json:"global"`
+	NewUser UserLimits   `json:"new_user"`
+	Default UserLimits   `json:"default"`
+}
+
+// GlobalLimits are the limits that apply to everyone.
+type GlobalLimits struct {
+	GroupSize              int   `json:"group_size"`
+	MessageEmbeds          int   `json:"message_embeds"`
+	MessageReplies         int   `json:"message_replies"`
+	MessageReactions       int   `json:"message_reactions"`
+	ServerEmoji            int   `json:"server_emoji"`
+	ServerRoles            int   `json:"server_roles"`
+	ServerChannels         int   `json:"server_channels"`
+	BodyLimitSize          int64 `json:"body_limit_size"`
+	RestrictServerCreation bool  `json:"restrict_server_creation"`
+	NewUserHours           int   `json:"new_user_hours"`
+}
+
+// UserLimits are the limits of one class of users (new or not).
+type UserLimits struct {
+	OutgoingFriendRequests int              `json:"outgoing_friend_requests"`
+	Bots                   int              `json:"bots"`
+	MessageLength          int              `json:"message_length"`
+	MessageAttachments     int              `json:"message_attachments"`
+	Servers                int              `json:"servers"`
+	VoiceQuality           int              `json:"voice_quality"`
+	Video                  bool             `json:"video"`
+	VideoResolution        [2]int           `json:"video_resolution"`
+	VideoAspectRatio       [2]float64       `json:"video_aspect_ratio"`
+	FileUploadSizeLimits   map[string]int64 `json:"file_upload_size_limits"`
+}
+
+// LegalLinks are the instance's legal documents; nil when not configured.
+type LegalLinks struct {
+	TermsOfService *string `json:"terms_of_service"`
+	PrivacyPolicy  *string `json:"privacy_policy"`
+	Guidelines     *string `json:"guidelines"`
 }
 
 // CaptchaFeature is the hCaptcha configuration clients need.

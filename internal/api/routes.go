@@ -18,4 +18,5 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesAccounts(mux)
 	a.routesMessages(mux)
 	a.routesVoice(mux)
+	a.routesWebhooks(mux)
 }

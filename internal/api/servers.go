@@ -16,50 +16,52 @@ func (a *API) routesServers(mux *http.ServeMux) {
 	// Servers
 	mux.Handle("POST /servers/create", a.user(a.createServer))
 	mux.Handle("GET /servers/{target}", a.user(a.fetchServer))
-	mux.Handle("PATCH /servers/{target}", a.user(a.editServer))
+	mux.Handle("PATCH /servers/{target}", a.moderation(a.editServer))
 	mux.Handle("DELETE /servers/{target}", a.user(a.deleteServer))
 	mux.Handle("PUT /servers/{target}/ack", a.user(a.ackServer))
-	mux.Handle("POST /servers/{target}/channels", a.user(a.createServerChannel))
-	mux.Handle("PUT /servers/{target}/permissions/default", a.user(a.setDefaultServerPermissions))
-	mux.Handle("PUT /servers/{target}/permissions/{role}", a.user(a.setServerRolePermissions))
+	mux.Handle("POST /servers/{target}/channels", a.moderation(a.createServerChannel))
+	mux.Handle("PUT /servers/{target}/permissions/default", a.moderation(a.setDefaultServerPermissions))
+	mux.Handle("PUT /servers/{target}/permissions/{role}", a.moderation(a.setServerRolePermissions))
 
 	// Roles
-	mux.Handle("POST /servers/{target}/roles", a.user(a.createRole))
-	mux.Handle("PATCH /servers/{target}/roles/ranks", a.user(a.editRoleRanks))
+	mux.Handle("POST /servers/{target}/roles", a.moderation(a.createRole))
+	mux.Handle("PATCH /servers/{target}/roles/ranks", a.moderation(a.editRoleRanks))
 	mux.Handle("GET /servers/{target}/roles/{role}", a.user(a.fetchRole))
-	mux.Handle("PATCH /servers/{target}/roles/{role}", a.user(a.editRole))
-	mux.Handle("DELETE /servers/{target}/roles/{role}", a.user(a.deleteRole))
+	mux.Handle("PATCH /servers/{target}/roles/{role}", a.moderation(a.editRole))
+	mux.Handle("DELETE /servers/{target}/roles/{role}", a.moderation(a.deleteRole))
 
 	// Members and bans
 	mux.Handle("GET /servers/{target}/members", a.user(a.fetchMembers))
 	mux.Handle("GET /servers/{target}/members_experimental_query", a.user(a.queryMembers))
 	mux.Handle("GET /servers/{target}/members/{member}", a.user(a.fetchMember))
-	mux.Handle("PATCH /servers/{target}/members/{member}", a.user(a.editMember))
-	mux.Handle("DELETE /servers/{target}/members/{member}", a.user(a.kickMember))
+	mux.Handle("PATCH /servers/{target}/members/{member}", a.moderation(a.editMember))
+	mux.Handle("DELETE /servers/{target}/members/{member}", a.moderation(a.kickMember))
 	mux.Handle("GET /servers/{target}/bans", a.user(a.fetchBans))
-	mux.Handle("PUT /servers/{target}/bans/{user}", a.user(a.banUser))
-	mux.Handle("DELETE /servers/{target}/bans/{user}", a.user(a.unbanUser))
+	mux.Handle("PUT /servers/{target}/bans/{user}", a.moderation(a.banUser))
+	mux.Handle("DELETE /servers/{target}/bans/{user}", a.moderation(a.unbanUser))
+	mux.Handle("GET /servers/{target}/audit_logs", a.user(a.queryAuditLogs))
 
 	// Invites
 	mux.Handle("GET /servers/{target}/invites", a.user(a.fetchServerInvites))
-	mux.Handle("POST /channels/{target}/invites", a.user(a.createInvite))
+	mux.Handle("POST /channels/{target}/invites", a.moderation(a.createInvite))
 	mux.Handle("GET /invites/{target}", a.public(a.fetchInvite))
 	mux.Handle("POST /invites/{target}", a.user(a.joinInvite))
-	mux.Handle("DELETE /invites/{target}", a.user(a.deleteInvite))
+	mux.Handle("DELETE /invites/{target}", a.moderation(a.deleteInvite))
 
 	// Emoji
 	mux.Handle("GET /servers/{target}/emojis", a.user(a.fetchServerEmojis))
 	mux.Handle("GET /server/{target}/emojis", a.user(a.fetchServerEmojis))
-	mux.Handle("PUT /custom/emoji/{id}", a.user(a.createEmoji))
+	mux.Handle("PUT /custom/emoji/{id}", a.moderation(a.createEmoji))
 	mux.Handle("GET /custom/emoji/{id}", a.public(a.fetchEmoji))
-	mux.Handle("DELETE /custom/emoji/{id}", a.user(a.deleteEmoji))
+	mux.Handle("PATCH /custom/emoji/{id}", a.moderation(a.editEmoji))
+	mux.Handle("DELETE /custom/emoji/{id}", a.moderation(a.deleteEmoji))
 
 	// Channels
 	mux.Handle("GET /channels/{target}", a.user(a.fetchChannel))
-	mux.Handle("PATCH /channels/{target}", a.user(a.editChannel))
-	mux.Handle("DELETE /channels/{target}", a.user(a.deleteChannel))
-	mux.Handle("PUT /channels/{target}/permissions/default", a.user(a.setDefaultChannelPermissions))
-	mux.Handle("PUT /channels/{target}/permissions/{role}", a.user(a.setChannelRolePermissions))
+	mux.Handle("PATCH /channels/{target}", a.moderation(a.editChannel))
+	mux.Handle("DELETE /channels/{target}", a.moderation(a.deleteChannel))
+	mux.Handle("PUT /channels/{target}/permissions/default", a.moderation(a.setDefaultChannelPermissions))
+	mux.Handle("PUT /channels/{target}/permissions/{role}", a.moderation(a.setChannelRolePermissions))
 }
 
 // boolQuery reads an optional boolean query parameter (false when absent).
@@ -110,7 +112,7 @@ func (a *API) editServer(w http.ResponseWriter, r *http.Request, c *app.Caller) 
 	if err != nil {
 		return err
 	}
-	s, err := a.app.EditServer(r.Context(), c, chat.ID(r.PathValue("target")), data)
+	s, err := a.app.EditServer(r.Context(), c, chat.ID(r.PathValue("target")), data, mfaTicket(r))
 	if err != nil {
 		return err
 	}

@@ -11,16 +11,22 @@ import (
 	"ermine/internal/app"
 )
 
-// openAPI handles GET /openapi.json: the contract this server implements.
+// openAPI handles GET /openapi.json: the contract this server implements
+// with the additions it serves from later reference versions.
 func (a *API) openAPI(w http.ResponseWriter, _ *http.Request, _ *app.Caller) error {
+	doc, err := contract.Served()
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_, err := w.Write(contract.OpenAPI)
+	_, err = w.Write(doc)
 	return err
 }
 
 // operation is one route of the contract as the browsable page lists it.
 type operation struct {
 	Method, Path, Summary, Description, ID string
+	Since                                  string // reference version of an addition
 	Params                                 []string
 	Body                                   string
 	Responses                              []string
@@ -64,7 +70,11 @@ func renderSwagger() ([]byte, error) {
 		Info  map[string]any                       `json:"info"`
 		Paths map[string]map[string]map[string]any `json:"paths"`
 	}
-	if err := json.Unmarshal(contract.OpenAPI, &doc); err != nil {
+	served, err := contract.Served()
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(served, &doc); err != nil {
 		return nil, err
 	}
 	groups := map[string][]operation{}
@@ -74,6 +84,7 @@ func renderSwagger() ([]byte, error) {
 			o.Summary, _ = op["summary"].(string)
 			o.Description, _ = op["description"].(string)
 			o.ID, _ = op["operationId"].(string)
+			o.Since, _ = op["x-reference-version"].(string)
 			if params, ok := op["parameters"].([]any); ok {
 				for _, p := range params {
 					pm, _ := p.(map[string]any)
@@ -120,7 +131,7 @@ func renderSwagger() ([]byte, error) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Tag < list[j].Tag })
 	var b strings.Builder
-	err := swaggerTemplate.Execute(&b, map[string]any{"Info": doc.Info, "Groups": list})
+	err = swaggerTemplate.Execute(&b, map[string]any{"Info": doc.Info, "Groups": list})
 	return []byte(b.String()), err
 }
 
@@ -136,10 +147,11 @@ code.m{display:inline-block;width:5em;font-weight:bold}
 ul{margin:.2em 0}
 </style></head><body>
 <h1>Ermine API</h1>
-<p>The chat platform interface this server implements, version {{index .Info "version"}}.
-The machine-readable contract is at <a href="openapi.json">/openapi.json</a>.</p>
+<p>The chat platform interface this server implements, version {{index .Info "version"}},
+with the additions it serves from later versions of the reference (each marked with the version it comes from).
+The machine-readable document is at <a href="openapi.json">/openapi.json</a>.</p>
 {{range .Groups}}<h2>{{.Tag}}</h2>
-{{range .Ops}}<details><summary><code class="m {{.Method}}">{{.Method}}</code> <code>{{.Path}}</code> {{.Summary}}</summary>
+{{range .Ops}}<details><summary><code class="m {{.Method}}">{{.Method}}</code> <code>{{.Path}}</code> {{.Summary}}{{if .Since}} <em>(added in reference {{.Since}})</em>{{end}}</summary>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
 {{if .Params}}<p>Parameters:</p><ul>{{range .Params}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{if .Body}}<p>Body: <code>{{.Body}}</code></p>{{end}}

@@ -203,7 +203,13 @@ func TestEditUser(t *testing.T) {
 			{"avatar used already", "/users/@me", map[string]any{"avatar": used}, 404, "NotFound"},
 			{"badges", "/users/@me", map[string]any{"badges": 1}, 403, "NotPrivileged"},
 			{"flags", "/users/@me", map[string]any{"flags": 8}, 403, "NotPrivileged"},
-			{"someone else", "/users/" + string(other.ID), map[string]any{"display_name": "Hacked"}, 404, "NotFound"},
+			// The reference answers NotPrivileged for a user that is not
+			// the caller's bot (an unknown id stays NotFound).
+			{"someone else", "/users/" + string(other.ID), map[string]any{"display_name": "Hacked"}, 403, "NotPrivileged"},
+			{"someone else, pronouns", "/users/" + string(other.ID), map[string]any{"pronouns": "they/them"}, 403, "NotPrivileged"},
+			{"unknown user", "/users/" + string(chat.NewID()), map[string]any{"display_name": "Ghost"}, 404, "NotFound"},
+			{"pronouns too long", "/users/@me", map[string]any{"pronouns": string(bytes.Repeat([]byte("a"), 25))}, 422, "FailedValidation"},
+			{"pronouns empty", "/users/@me", map[string]any{"pronouns": ""}, 422, "FailedValidation"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

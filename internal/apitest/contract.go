@@ -18,11 +18,17 @@ var (
 	docErr  error
 )
 
-// Contract returns the parsed interface contract.
+// Contract returns the parsed document Ermine serves: the interface
+// contract with its additions (contract.Served).
 func Contract(t testing.TB) *openapi3.T {
 	t.Helper()
 	docOnce.Do(func() {
-		data, err := loadable(contract.OpenAPI)
+		served, err := contract.Served()
+		if err != nil {
+			docErr = err
+			return
+		}
+		data, err := loadable(served)
 		if err != nil {
 			docErr = err
 			return

@@ -241,7 +241,7 @@ func parse(raw []byte) (*Mail, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read message: %w", err)
 	}
-	var body io.Reader = msg.Body
+	body := msg.Body
 	if strings.EqualFold(msg.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
 		body = quotedprintable.NewReader(body)
 	}

@@ -228,8 +228,10 @@ func (a *App) FetchAccount(ctx context.Context, c *Caller) (*chat.AccountInfo, e
 	return &chat.AccountInfo{ID: acc.ID, Email: acc.Email}, nil
 }
 
-// ChangePassword handles PATCH /auth/account/change/password. Sessions
-// are kept.
+// ChangePassword handles PATCH /auth/account/change/password. Every
+// other session of the account ends (their connections get Logout): a
+// password is changed because it may be known to someone else. The
+// calling session is kept.
 func (a *App) ChangePassword(ctx context.Context, c *Caller, d chat.PasswordChange) error {
 	acc, err := a.fetchAccount(ctx, a.store, accountID(c))
 	if err != nil {
@@ -245,11 +247,36 @@ func (a *App) ChangePassword(ctx context.Context, c *Caller, d chat.PasswordChan
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return a.updateAccount(ctx, acc.ID, func(acc *chat.Account) error {
+	var removed []chat.ID
+	err = a.store.InTx(ctx, func(tx store.Store) error {
+		acc, err := a.fetchAccount(ctx, tx, acc.ID)
+		if err != nil {
+			return err
+		}
 		acc.PasswordHash = hash
 		acc.PasswordReset = nil
-		return nil
+		if err := tx.UpdateAccount(ctx, acc); err != nil {
+			return dbError("update account", err)
+		}
+		keep := chat.ID("")
+		if c.Session != nil {
+			keep = c.Session.ID
+		}
+		removed, err = tx.DeleteSessions(ctx, acc.ID, keep)
+		return dbError("delete sessions", err)
 	})
+	if err != nil {
+		return err
+	}
+	if len(removed) > 0 {
+		var except *chat.ID
+		if c.Session != nil {
+			id := c.Session.ID
+			except = &id
+		}
+		a.publishSessionsDeleted(ctx, acc.ID, except)
+	}
+	return nil
 }
 
 // ChangeEmail handles PATCH /auth/account/change/email. With mail on, the

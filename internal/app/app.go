@@ -18,6 +18,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 	"ermine/internal/voice"
 )
@@ -37,6 +38,8 @@ type Limits struct {
 	ServerEmoji      int
 	ServerRoles      int
 	ServerChannels   int
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool
 
 	// Uploads is the largest upload accepted per file tag, in bytes.
 	Uploads map[string]int64
@@ -95,6 +98,9 @@ type Deps struct {
 	Now func() time.Time
 	// Presence tracks connected users; an in-process tracker when nil.
 	Presence presence.Tracker
+	// Slowmodes keeps slowmode windows; in-process when nil. Nodes that
+	// share users pass a shared implementation (slowmode.Redis).
+	Slowmodes slowmode.Windows
 
 	// Mailer sends account mail (verification, password reset, deletion);
 	// nil when email is off, and then new accounts are verified at once.
@@ -112,18 +118,28 @@ type Deps struct {
 	// Voice reaches the LiveKit nodes behind voice channels; nil when
 	// voice is off (join_call then answers LiveKitUnavailable).
 	Voice voice.Service
+
+	// Previews makes link previews; nil when they are off.
+	Previews LinkPreviewer
+	// PreviewLinks is how many links of a message are previewed (5 when
+	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
+	PreviewLinks, PreviewWorkers int
+	// WebhooksOff turns webhooks off: their use cases answer
+	// FeatureDisabled.
+	WebhooksOff bool
 }
 
 // App runs the use cases.
 type App struct {
-	store  store.Store
-	bus    pubsub.Bus
-	log    *slog.Logger
-	limits Limits
-	now    func() time.Time
-	online presence.Tracker
-	blobs  blob.Store
-	files  fileState
+	store     store.Store
+	bus       pubsub.Bus
+	log       *slog.Logger
+	limits    Limits
+	now       func() time.Time
+	online    presence.Tracker
+	slowmodes slowmode.Windows
+	blobs     blob.Store
+	files     fileState
 
 	avatars defaultAvatars // drawn on first use
 
@@ -134,6 +150,8 @@ type App struct {
 	passwords  *auth.Hasher
 	policy     *auth.Policy
 	voice      voice.Service
+	// webhooksOff makes every webhook use case answer FeatureDisabled.
+	webhooksOff bool
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -142,6 +160,7 @@ type App struct {
 	nonces       *nonces        // recent idempotency keys of sent messages
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
+	previews     *previews      // link preview workers; nil when off
 }
 
 // New returns an App over its dependencies.
@@ -155,6 +174,9 @@ func New(d Deps) *App {
 	if d.Presence == nil {
 		d.Presence = presence.NewMemory()
 	}
+	if d.Slowmodes == nil {
+		d.Slowmodes = slowmode.NewMemory(d.Now)
+	}
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
@@ -164,19 +186,28 @@ func New(d Deps) *App {
 		// broken build, not a runtime condition.
 		panic("app: " + err.Error())
 	}
-	return &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
+	if d.PreviewLinks == 0 {
+		d.PreviewLinks = 5
+	}
+	if d.PreviewWorkers == 0 {
+		d.PreviewWorkers = 4
+	}
+	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs, voice: d.Voice,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff, voice: d.Voice,
 		nonces:       newNonces(nonceCapacity),
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
 	}
+	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
+	return a
 }
 
 // Close writes what the app holds back in memory (the channels' newest
 // message ids) to the store. The server calls it after the last request
 // and before closing the store.
 func (a *App) Close() error {
+	a.previews.close()
 	a.lastMessages.close()
 	return nil
 }
@@ -203,6 +234,10 @@ func dbError(op string, err error) error {
 	var ce *chat.Error
 	if errors.As(err, &ce) {
 		return err
+	}
+	if errors.Is(err, store.ErrInvalid) {
+		// Text the API should have refused; the same answer on every store.
+		return chat.ErrInvalidBody("body: must not contain NUL characters").Wrap(err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -32,6 +32,7 @@ func (a *App) EditChannel(ctx context.Context, c *Caller, id chat.ID, data chat.
 var channelWire = map[string]string{
 	chat.FieldDescription: "description", chat.FieldIcon: "icon",
 	chat.FieldDefaultPermissions: "default_permissions", chat.FieldVoice: "voice",
+	chat.FieldSlowmode: "slowmode",
 }
 
 // editServerChannel changes a server channel (ManageChannel in it).
@@ -69,6 +70,8 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 				ch.DefaultPermissions = nil
 			case chat.FieldVoice:
 				ch.Voice = nil
+			case chat.FieldSlowmode:
+				ch.Slowmode = nil
 			}
 		}
 		if data.Name != nil {
@@ -96,9 +99,23 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 			ch.Voice = &v
 			changed["voice"] = v
 		}
+		if data.Slowmode != nil {
+			// 0 turns slowmode off, which clients learn as a cleared field.
+			if s := *data.Slowmode; s > 0 {
+				ch.Slowmode = &s
+				changed["slowmode"] = s
+			} else if ch.Slowmode != nil {
+				ch.Slowmode = nil
+				data.Remove = append(data.Remove, chat.FieldSlowmode)
+			}
+		}
 		clear = clearList(data.Remove, changed, channelWire)
 		if len(changed) == 0 && len(clear) == 0 {
 			return nil
+		}
+		if err := a.audit(ctx, st, c, server, chat.AuditAction{Type: chat.AuditChannelEdit, Channel: id,
+			Remove: clear, Partial: edited(changed)}); err != nil {
+			return err
 		}
 		return dbError("update channel", st.UpdateChannel(ctx, ch))
 	})
@@ -166,6 +183,10 @@ func (a *App) deleteServerChannel(ctx context.Context, c *Caller, server, id cha
 		if err := dropFile(ctx, st, ch.Icon); err != nil {
 			return err
 		}
+		if err := a.audit(ctx, st, c, server, chat.AuditAction{Type: chat.AuditChannelDelete, Channel: id,
+			Name: named(ch.Name)}); err != nil {
+			return err
+		}
 		return lookupError("delete channel", st.DeleteChannel(ctx, id))
 	})
 	if err != nil {
@@ -213,6 +234,10 @@ func (a *App) SetChannelRolePermissions(ctx context.Context, c *Caller, id, role
 			ch.RolePermissions = map[chat.ID]chat.Override{}
 		}
 		ch.RolePermissions[roleID] = next
+		if err := a.audit(ctx, st, c, ch.Server, chat.AuditAction{Type: chat.AuditChannelRolePermissionsEdit,
+			Channel: id, Role: roleID, Permissions: &next}); err != nil {
+			return err
+		}
 		return dbError("update channel", st.UpdateChannel(ctx, ch))
 	})
 	if err != nil {
@@ -254,6 +279,10 @@ func (a *App) SetChannelDefaultPermissions(ctx context.Context, c *Caller, id ch
 			return err
 		}
 		ch.DefaultPermissions = &next
+		if err := a.audit(ctx, st, c, ch.Server, chat.AuditAction{Type: chat.AuditChannelEdit, Channel: id,
+			Partial: &chat.Partial{"default_permissions": next}}); err != nil {
+			return err
+		}
 		return dbError("update channel", st.UpdateChannel(ctx, ch))
 	})
 	if err != nil {

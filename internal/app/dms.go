@@ -92,3 +92,33 @@ func (a *App) savedMessages(ctx context.Context, user chat.ID) (*chat.Channel, e
 	}
 	return ch, nil
 }
+
+// activateDirectMessage marks a direct message active, as its first
+// message (after opening or closing it) does, and tells both participants
+// with ChannelUpdate {active: true} so their lists of conversations show
+// it. Once the message is stored the send has succeeded, so a failure here
+// is only logged.
+func (a *App) activateDirectMessage(ctx context.Context, id chat.ID) {
+	changed := false
+	err := a.store.InTx(ctx, func(st store.Store) error {
+		dm, err := st.FetchChannel(ctx, id)
+		if err != nil {
+			return dbError("fetch channel", notFound(err))
+		}
+		if dm.Active != nil && *dm.Active {
+			return nil
+		}
+		active := true
+		dm.Active = &active
+		changed = true
+		return dbError("update channel", st.UpdateChannel(ctx, dm))
+	})
+	if err != nil {
+		a.log.ErrorContext(ctx, "activate direct message", "channel", id, "err", err)
+		return
+	}
+	if changed {
+		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
+			Data: chat.Partial{"active": true}, Clear: []string{}}, event.Of(id))
+	}
+}

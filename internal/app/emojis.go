@@ -38,6 +38,10 @@ func (a *App) CreateEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.
 		}
 		e = &chat.Emoji{ID: id, Parent: chat.EmojiParent{Type: chat.EmojiParentServer, ID: sid},
 			CreatorID: c.ID(), Name: data.Name, Animated: f.ContentType == "image/gif", NSFW: data.NSFW}
+		if err := a.audit(ctx, st, c, sid, chat.AuditAction{Type: chat.AuditEmojiCreate, Emoji: id,
+			Name: named(e.Name)}); err != nil {
+			return err
+		}
 		return dbError("insert emoji", st.InsertEmoji(ctx, e))
 	})
 	if err != nil {
@@ -56,27 +60,73 @@ func (a *App) FetchEmoji(ctx context.Context, id chat.ID) (*chat.Emoji, error) {
 	return e, nil
 }
 
-// DeleteEmoji deletes an emoji: its creator may, and so may whoever holds
-// ManageCustomisation on its server.
-func (a *App) DeleteEmoji(ctx context.Context, c *Caller, id chat.ID) error {
-	e, err := a.store.FetchEmoji(ctx, id)
-	if err != nil {
-		return lookupError("fetch emoji", err)
-	}
-	if e.CreatorID != c.ID() {
+// EditEmoji renames a server's emoji (ManageCustomisation on that
+// server); members hear EmojiUpdate and the audit log records EmojiEdit.
+// Detached emoji belong to no server and cannot be renamed.
+func (a *App) EditEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.EmojiEdit) (*chat.Emoji, error) {
+	var e *chat.Emoji
+	err := a.store.InTx(ctx, func(st store.Store) error {
+		var err error
+		if e, err = st.FetchEmoji(ctx, id); err != nil {
+			return lookupError("fetch emoji", err)
+		}
 		if e.Parent.Type != chat.EmojiParentServer {
 			return chat.ErrNotFound
 		}
-		x, err := a.serverAccess(ctx, a.store, c.User, e.Parent.ID)
+		x, err := a.serverAccess(ctx, st, c.User, e.Parent.ID)
 		if err != nil {
 			return err
 		}
 		if err := x.require(perm.ManageCustomisation); err != nil {
 			return err
 		}
+		e.Name = data.Name
+		if err := a.audit(ctx, st, c, e.Parent.ID, chat.AuditAction{Type: chat.AuditEmojiEdit, Emoji: id,
+			Name: named(e.Name)}); err != nil {
+			return err
+		}
+		return lookupError("update emoji", st.UpdateEmoji(ctx, e))
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := a.store.DeleteEmoji(ctx, id); err != nil {
-		return lookupError("delete emoji", err)
+	a.publish(ctx, chat.EvEmojiUpdate, chat.EmojiUpdateEvent{Type: chat.EvEmojiUpdate, ID: id,
+		Data: chat.Partial{"name": e.Name}}, event.Of(e.Parent.ID))
+	return e, nil
+}
+
+// DeleteEmoji deletes an emoji: its creator may, and so may whoever holds
+// ManageCustomisation on its server. Deleting a server's emoji is
+// recorded in its audit log.
+func (a *App) DeleteEmoji(ctx context.Context, c *Caller, id chat.ID) error {
+	var e *chat.Emoji
+	err := a.store.InTx(ctx, func(st store.Store) error {
+		var err error
+		if e, err = st.FetchEmoji(ctx, id); err != nil {
+			return lookupError("fetch emoji", err)
+		}
+		if e.CreatorID != c.ID() {
+			if e.Parent.Type != chat.EmojiParentServer {
+				return chat.ErrNotFound
+			}
+			x, err := a.serverAccess(ctx, st, c.User, e.Parent.ID)
+			if err != nil {
+				return err
+			}
+			if err := x.require(perm.ManageCustomisation); err != nil {
+				return err
+			}
+		}
+		if e.Parent.Type == chat.EmojiParentServer {
+			if err := a.audit(ctx, st, c, e.Parent.ID, chat.AuditAction{Type: chat.AuditEmojiDelete, Emoji: id,
+				Name: named(e.Name)}); err != nil {
+				return err
+			}
+		}
+		return lookupError("delete emoji", st.DeleteEmoji(ctx, id))
+	})
+	if err != nil {
+		return err
 	}
 	if e.Parent.Type == chat.EmojiParentServer {
 		a.publish(ctx, chat.EvEmojiDelete, chat.IDEvent{Type: chat.EvEmojiDelete, ID: id}, event.Of(e.Parent.ID))

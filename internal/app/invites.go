@@ -61,7 +61,16 @@ func (a *App) CreateInvite(ctx context.Context, c *Caller, channel chat.ID) (*ch
 	// 54^8 codes make a clash rare; retry the few that happen.
 	for range 5 {
 		inv.Code = newInviteCode()
-		err = a.store.InsertInvite(ctx, inv)
+		err = a.store.InTx(ctx, func(st store.Store) error {
+			if err := st.InsertInvite(ctx, inv); err != nil {
+				return err
+			}
+			if inv.Type != chat.InviteServer {
+				return nil
+			}
+			return a.audit(ctx, st, c, inv.Server, chat.AuditAction{Type: chat.AuditInviteCreate,
+				Invite: inv.Code, Channel: inv.Channel})
+		})
 		if !errors.Is(err, store.ErrConflict) {
 			break
 		}
@@ -257,7 +266,16 @@ func (a *App) DeleteInvite(ctx context.Context, c *Caller, code string) error {
 			}
 		}
 	}
-	return lookupError("delete invite", a.store.DeleteInvite(ctx, code))
+	return a.store.InTx(ctx, func(st store.Store) error {
+		if err := lookupError("delete invite", st.DeleteInvite(ctx, code)); err != nil {
+			return err
+		}
+		if inv.Type != chat.InviteServer {
+			return nil
+		}
+		return a.audit(ctx, st, c, inv.Server, chat.AuditAction{Type: chat.AuditInviteDelete,
+			Invite: inv.Code, Channel: inv.Channel})
+	})
 }
 
 // FetchServerInvites lists a server's invites (ManageServer).

@@ -150,13 +150,16 @@ func (a *App) QueryMembers(ctx context.Context, c *Caller, id chat.ID, query str
 var memberWire = map[string]string{
 	chat.FieldNickname: "nickname", chat.FieldAvatar: "avatar", chat.FieldRoles: "roles",
 	chat.FieldTimeout: "timeout", chat.FieldCanReceive: "can_receive", chat.FieldCanPublish: "can_publish",
+	chat.FieldPronouns: "pronouns",
 }
 
 // EditMember changes a member. One's own nickname needs ChangeNickname and
 // one's own avatar ChangeAvatar; others' nicknames need ManageNicknames,
 // removing their avatars RemoveAvatars; roles need AssignRoles (and each
 // added role must rank below the caller); timeouts need TimeoutMembers and
-// never apply to oneself. Acting on another member needs a better rank.
+// never apply to oneself. Pronouns follow the nickname's rules. Acting on
+// another member needs a better rank, and is recorded in the audit log
+// (MemberEdit).
 func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data chat.MemberEdit) (*chat.Member, error) {
 	var (
 		m       *chat.Member
@@ -195,7 +198,14 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 				m.CanReceive = nil
 			case chat.FieldCanPublish:
 				m.CanPublish = nil
+			case chat.FieldPronouns:
+				m.Pronouns = nil
 			}
+		}
+		if data.Pronouns != nil {
+			p := *data.Pronouns
+			m.Pronouns = &p
+			changed["pronouns"] = p
 		}
 		if data.Nickname != nil {
 			nick := *data.Nickname
@@ -241,6 +251,12 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 		if len(changed) == 0 && len(clear) == 0 {
 			return nil
 		}
+		if !self {
+			if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditMemberEdit, User: user,
+				Remove: clear, Partial: edited(changed)}); err != nil {
+				return err
+			}
+		}
 		return dbError("update member", st.UpdateMember(ctx, m))
 	})
 	if err != nil {
@@ -271,7 +287,7 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 // checkMemberEdit decides whether the caller may make the edit.
 func (x *access) checkMemberEdit(m *chat.Member, self bool, data chat.MemberEdit) error {
 	var need perm.Set
-	if data.Nickname != nil || data.Removes(chat.FieldNickname) {
+	if data.Nickname != nil || data.Removes(chat.FieldNickname) || data.Pronouns != nil || data.Removes(chat.FieldPronouns) {
 		need |= pick(self, perm.ChangeNickname, perm.ManageNicknames)
 	}
 	if data.Avatar != nil {
@@ -392,7 +408,10 @@ func (a *App) KickMember(ctx context.Context, c *Caller, id, user chat.ID) error
 		if err == nil && !was {
 			err = chat.ErrNotFound
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditMemberKick, User: user})
 	})
 	if err != nil {
 		return err
@@ -425,6 +444,9 @@ func (a *App) BanUser(ctx context.Context, c *Caller, id, user chat.ID, reason *
 		if was, err = a.removeMember(ctx, st, x, user, perm.BanMembers); err != nil {
 			return err
 		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditBanCreate, User: user}); err != nil {
+			return err
+		}
 		return dbError("insert ban", st.InsertBan(ctx, ban))
 	})
 	if err != nil {
@@ -439,14 +461,19 @@ func (a *App) BanUser(ctx context.Context, c *Caller, id, user chat.ID, reason *
 
 // UnbanUser lifts a ban (BanMembers). No event is sent.
 func (a *App) UnbanUser(ctx context.Context, c *Caller, id, user chat.ID) error {
-	x, err := a.serverAccess(ctx, a.store, c.User, id)
-	if err != nil {
-		return err
-	}
-	if err := x.require(perm.BanMembers); err != nil {
-		return err
-	}
-	return lookupError("delete ban", a.store.DeleteBan(ctx, id, user))
+	return a.store.InTx(ctx, func(st store.Store) error {
+		x, err := a.serverAccess(ctx, st, c.User, id)
+		if err != nil {
+			return err
+		}
+		if err := x.require(perm.BanMembers); err != nil {
+			return err
+		}
+		if err := lookupError("delete ban", st.DeleteBan(ctx, id, user)); err != nil {
+			return err
+		}
+		return a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditBanDelete, User: user})
+	})
 }
 
 // FetchBans lists a server's bans with just enough of each user

@@ -61,8 +61,10 @@ func channelMessage(ctx context.Context, st store.Store, channel, id chat.ID) (*
 }
 
 // authorView is the sender as a sent message and its Message event show
-// it: relationship None (the gateway sets each receiver's own), no
-// relations, and an invisible sender shown offline.
+// it: relationship None, as the reference sends it (one event goes to
+// every receiver, so it cannot hold each one's relationship; clients take
+// it from the users they hold), no relations, and an invisible sender
+// shown offline.
 func (a *App) authorView(u *chat.User) *chat.User {
 	v := *u
 	v.Relations = nil
@@ -176,12 +178,29 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	if err != nil {
 		return nil, err
 	}
+	now := a.now()
+	return a.postMessage(ctx, acc, sender{id: c.ID(), user: c.User, bot: c.User.IsBot(),
+		limits: a.limits.For(c.ID(), now)}, data, key)
+}
+
+// sender is who posts a message: a user (or bot) or a webhook.
+type sender struct {
+	id      chat.ID
+	user    *chat.User           // nil for a webhook
+	webhook *chat.MessageWebhook // nil for a user
+	bot     bool
+	limits  UserLimits
+}
+
+// postMessage checks a new message against what the sender holds in the
+// channel (acc.perms), stores it and publishes the Message event.
+func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, data chat.MessageSend, key string) (*chat.Message, error) {
 	if err := perm.Require(acc.perms, perm.SendMessage); err != nil {
 		return nil, err
 	}
 	now := a.now()
-	limits := a.limits.For(c.ID(), now)
-	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: c.ID()}
+	limits := from.limits
+	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: from.id, Webhook: from.webhook}
 
 	content := data.Content
 	if content != nil && *content == "" {
@@ -234,8 +253,9 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 
 	// Accounts younger than mentionAge mention nobody through replies or
 	// flags in discoverable servers, which are open to anyone.
-	quiet := acc.server != nil && acc.server.Discoverable && now.Sub(c.ID().Time()) < mentionAge
-	if m.Flags, err = messageFlags(c, data.Flags, quiet); err != nil {
+	quiet := acc.server != nil && acc.server.Discoverable && now.Sub(from.id.Time()) < mentionAge
+	var err error
+	if m.Flags, err = messageFlags(from.bot, data.Flags, quiet); err != nil {
 		return nil, err
 	}
 
@@ -253,13 +273,19 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 		}
 	}
 
+	if from.user != nil { // webhooks are not held by slowmode
+		if err := a.checkSlowmode(ctx, from.id, acc.ch, acc.perms); err != nil {
+			return nil, err
+		}
+	}
+
 	nonce := key
 	if nonce == "" && data.Nonce != nil {
 		nonce = *data.Nonce
 	}
 	guard := ""
 	if nonce != "" {
-		guard = string(c.ID()) + "\x00" + nonce
+		guard = string(from.id) + "\x00" + nonce
 		if !a.nonces.reserve(guard) {
 			return nil, chat.ErrDuplicateNonce
 		}
@@ -276,11 +302,21 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 		return nil, err
 	}
 	a.lastMessages.record(acc.ch.ID, m.ID)
+	if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
+		a.activateDirectMessage(ctx, acc.ch.ID)
+	}
 
 	out := *m
-	out.User = a.authorView(c.User)
-	out.Member = acc.member
+	if from.user != nil {
+		out.User = a.authorView(from.user)
+		out.Member = acc.member
+	}
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
+	// Links are previewed for senders who may send embeds, and always for
+	// webhooks, as in the reference.
+	if from.webhook != nil || acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
 	return &out, nil
 }
 
@@ -319,7 +355,7 @@ func (a *App) insertMessage(ctx context.Context, m *chat.Message, data chat.Mess
 
 // messageFlags checks the flags a sender asked for. Only bots may set the
 // mention flags, and not both; users mention everyone through content.
-func messageFlags(c *Caller, in *uint32, quiet bool) (uint32, error) {
+func messageFlags(bot bool, in *uint32, quiet bool) (uint32, error) {
 	if in == nil {
 		return 0, nil
 	}
@@ -330,7 +366,7 @@ func messageFlags(c *Caller, in *uint32, quiet bool) (uint32, error) {
 		return 0, chat.ErrInvalidProperty
 	}
 	if f&mass != 0 {
-		if !c.User.IsBot() {
+		if !bot {
 			return 0, chat.ErrIsNotBot
 		}
 		if f&mass == mass {
@@ -496,10 +532,7 @@ func (a *App) QueryMessages(ctx context.Context, c *Caller, channel chat.ID, q c
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: 50, Sort: store.SortLatest}
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
+	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortLatest}
 	if q.Sort != nil {
 		if *q.Sort == chat.SortRelevance {
 			return nil, chat.ErrInvalidOperation
@@ -536,14 +569,11 @@ func (a *App) SearchMessages(ctx context.Context, c *Caller, channel chat.ID, q 
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: 50, Sort: store.SortRelevance}
+	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortRelevance}
 	if q.Query != nil {
 		sq.Query = *q.Query
 	}
 	sq.Pinned = q.Pinned != nil && *q.Pinned
-	if q.Limit != nil {
-		sq.Limit = int(*q.Limit)
-	}
 	if q.Sort != nil {
 		sq.Sort = *q.Sort
 	}
@@ -632,15 +662,24 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 			return nil, err
 		}
 	}
-	limits := a.limits.For(c.ID(), a.now())
+	m, err := a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	if err == nil && data.Content != nil && acc.perms.Has(perm.SendEmbeds) {
+		a.queueLinkEmbeds(ctx, m)
+	}
+	return m, err
+}
+
+// reviseMessage applies an edit to a message of channel that author
+// sent (else CannotEditMessage) and publishes MessageUpdate.
+func (a *App) reviseMessage(ctx context.Context, channel, id, author chat.ID, limits UserLimits, data chat.MessageEdit) (*chat.Message, error) {
 	var m *chat.Message
 	changes := chat.Partial{}
-	err = a.store.InTx(ctx, func(tx store.Store) error {
+	err := a.store.InTx(ctx, func(tx store.Store) error {
 		var err error
-		if m, err = channelMessage(ctx, tx, acc.ch.ID, id); err != nil {
+		if m, err = channelMessage(ctx, tx, channel, id); err != nil {
 			return err
 		}
-		if m.Author != c.ID() {
+		if m.Author != author {
 			return chat.ErrCannotEditMessage
 		}
 		content := m.Content
@@ -719,6 +758,12 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 			if err := perm.Require(acc.perms, perm.ManageMessages); err != nil {
 				return err
 			}
+			if acc.server != nil {
+				if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageDelete,
+					Author: m.Author, Channel: acc.ch.ID}); err != nil {
+					return err
+				}
+			}
 		}
 		if err := tx.DeleteMessage(ctx, m.ID); err != nil {
 			return notFound(err)
@@ -762,6 +807,12 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 		}
 		if deleted, err = tx.DeleteMessages(ctx, acc.ch.ID, ids); err != nil {
 			return dbError("delete messages", err)
+		}
+		if n := len(deleted); n > 0 && acc.server != nil {
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: chat.AuditMessageBulkDelete,
+				Channel: acc.ch.ID, Count: &n}); err != nil {
+				return err
+			}
 		}
 		var files []string
 		for _, m := range msgs {
@@ -819,6 +870,16 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 		} else {
 			m.Pinned = nil
 		}
+		if acc.server != nil {
+			typ := chat.AuditMessagePin
+			if !pin {
+				typ = chat.AuditMessageUnpin
+			}
+			if err := a.audit(ctx, tx, c, acc.server.ID, chat.AuditAction{Type: typ, Message: id,
+				Channel: acc.ch.ID}); err != nil {
+				return err
+			}
+		}
 		return dbError("update message", tx.UpdateMessage(ctx, m))
 	})
 	if err != nil {
@@ -841,21 +902,5 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 // AppendEmbeds adds embeds to a stored message and tells the channel with
 // MessageAppend. Link previews use it once they resolve.
 func (a *App) AppendEmbeds(ctx context.Context, channel, message chat.ID, embeds []chat.Embed) error {
-	if len(embeds) == 0 {
-		return nil
-	}
-	err := a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, channel, message)
-		if err != nil {
-			return err
-		}
-		m.Embeds = append(m.Embeds, embeds...)
-		return dbError("update message", tx.UpdateMessage(ctx, m))
-	})
-	if err != nil {
-		return err
-	}
-	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
-		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, event.Of(channel))
-	return nil
+	return a.appendEmbeds(ctx, channel, message, nil, embeds)
 }

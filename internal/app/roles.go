@@ -20,6 +20,9 @@ func rolePartial(r chat.Role) chat.Partial {
 	if r.Hoist {
 		p["hoist"] = true
 	}
+	if r.Icon != nil {
+		p["icon"] = r.Icon
+	}
 	return p
 }
 
@@ -46,11 +49,15 @@ func (a *App) CreateRole(ctx context.Context, c *Caller, id chat.ID, data chat.R
 		for _, r := range s.Roles {
 			rank = max(rank, r.Rank+1)
 		}
-		role = chat.Role{Name: data.Name, Rank: rank}
+		role = chat.Role{ID: rid, Name: data.Name, Rank: rank}
 		if s.Roles == nil {
 			s.Roles = map[chat.ID]chat.Role{}
 		}
 		s.Roles[rid] = role
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditRoleCreate, Role: rid,
+			Name: named(role.Name)}); err != nil {
+			return err
+		}
 		return dbError("update server", st.UpdateServer(ctx, s))
 	})
 	if err != nil {
@@ -74,8 +81,9 @@ func (a *App) FetchRole(ctx context.Context, c *Caller, id, roleID chat.ID) (*ch
 	return &r, nil
 }
 
-// EditRole changes a role's name, colour or hoist (ManageRole, and the
-// role must rank below the caller). Rank changes go through EditRoleRanks.
+// EditRole changes a role's name, colour, hoist or icon (ManageRole, and
+// the role must rank below the caller). Rank changes go through
+// EditRoleRanks.
 func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data chat.RoleEdit) (*chat.Role, error) {
 	var (
 		role    chat.Role
@@ -93,6 +101,20 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 		if data.Removes(chat.FieldColour) {
 			role.Colour = nil
 		}
+		if data.Removes(chat.FieldIcon) {
+			if err := dropFile(ctx, st, role.Icon); err != nil {
+				return err
+			}
+			role.Icon = nil
+		}
+		if data.Icon != nil {
+			f, err := replaceFile(ctx, st, *data.Icon, chat.TagIcons, usedForRoleIcon, roleID, role.Icon)
+			if err != nil {
+				return err
+			}
+			role.Icon = f
+			changed["icon"] = f
+		}
 		if data.Name != nil {
 			role.Name = *data.Name
 			changed["name"] = role.Name
@@ -106,9 +128,13 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 			role.Hoist = *data.Hoist
 			changed["hoist"] = role.Hoist
 		}
-		clear = clearList(data.Remove, changed, map[string]string{chat.FieldColour: "colour"})
+		clear = clearList(data.Remove, changed, map[string]string{chat.FieldColour: "colour", chat.FieldIcon: "icon"})
 		if len(changed) == 0 && len(clear) == 0 {
 			return nil
+		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditRoleEdit, Role: roleID,
+			Remove: clear, Partial: edited(changed)}); err != nil {
+			return err
 		}
 		x.server.Roles[roleID] = role
 		return dbError("update server", st.UpdateServer(ctx, x.server))
@@ -133,7 +159,15 @@ func (a *App) DeleteRole(ctx context.Context, c *Caller, id, roleID chat.ID) err
 		if err != nil {
 			return err
 		}
-		if _, err := x.manageableRole(roleID, perm.ManageRole); err != nil {
+		role, err := x.manageableRole(roleID, perm.ManageRole)
+		if err != nil {
+			return err
+		}
+		if err := dropFile(ctx, st, role.Icon); err != nil {
+			return err
+		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditRoleDelete, Role: roleID,
+			Name: named(role.Name)}); err != nil {
 			return err
 		}
 		delete(x.server.Roles, roleID)
@@ -226,6 +260,10 @@ func (a *App) EditRoleRanks(ctx context.Context, c *Caller, id chat.ID, ranks []
 			role := s.Roles[r]
 			role.Rank = int64(i)
 			s.Roles[r] = role
+		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditRolesReorder,
+			Positions: slices.Clone(ranks)}); err != nil {
+			return err
 		}
 		return dbError("update server", st.UpdateServer(ctx, s))
 	})

@@ -174,6 +174,7 @@ const (
 	usedForChannelIcon  = "channel_icon"
 	usedForMemberAvatar = "member_avatar"
 	usedForEmoji        = "emoji"
+	usedForRoleIcon     = "role_icon"
 )
 
 // clearList returns the removed fields that were not set again by the same

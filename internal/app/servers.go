@@ -16,6 +16,9 @@ func (a *App) CreateServer(ctx context.Context, c *Caller, data chat.ServerCreat
 	if c.IsBot() {
 		return nil, chat.ErrIsBot
 	}
+	if a.limits.RestrictServerCreation && !c.User.Privileged {
+		return nil, chat.ErrCantCreateServers
+	}
 	sid, cid := chat.NewID(), chat.NewID()
 	general := &chat.Channel{ChannelType: chat.ChannelText, ID: cid, Server: sid, Name: "General"}
 	s := &chat.Server{ID: sid, Owner: c.ID(), Name: data.Name, Description: data.Description,
@@ -73,6 +76,9 @@ func (a *App) FetchServer(ctx context.Context, c *Caller, id chat.ID, includeCha
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := a.countMembers(ctx, x.server); err != nil {
+		return nil, nil, err
+	}
 	if !includeChannels {
 		return x.server, nil, nil
 	}
@@ -81,6 +87,18 @@ func (a *App) FetchServer(ctx context.Context, c *Caller, id chat.ID, includeCha
 		return nil, nil, err
 	}
 	return x.server, channels, nil
+}
+
+// countMembers fills in the server's approximate_member_count (reference
+// 0.15.0) for a response; events and stored servers go without it.
+func (a *App) countMembers(ctx context.Context, s *chat.Server) error {
+	n, err := a.store.CountMembers(ctx, s.ID)
+	if err != nil {
+		return dbError("count members", err)
+	}
+	count := int64(n)
+	s.ApproximateMemberCount = &count
+	return nil
 }
 
 // serverWire maps the removable fields of a server to their wire names.
@@ -92,7 +110,10 @@ var serverWire = map[string]string{
 // EditServer changes a server. Name, description, icon, banner, system
 // message channels, analytics and removals need ManageServer; categories
 // need ManageChannel; flags and discoverable are for privileged users.
-func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.ServerEdit) (*chat.Server, error) {
+// Owner transfers the server: only its owner may, with a validated MFA
+// ticket, to a member who is not a bot. The change is recorded in the
+// audit log (ServerEdit).
+func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.ServerEdit, ticket string) (*chat.Server, error) {
 	var (
 		s       *chat.Server
 		changed = chat.Partial{}
@@ -119,12 +140,21 @@ func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.S
 				return err
 			}
 		}
+		if data.Owner != nil {
+			if err := a.transferServer(ctx, st, c, x, *data.Owner, ticket, changed); err != nil {
+				return err
+			}
+		}
 		if err := a.applyServerEdit(ctx, st, s, data, changed); err != nil {
 			return err
 		}
 		clear = clearList(data.Remove, changed, serverWire)
 		if len(changed) == 0 && len(clear) == 0 {
 			return nil
+		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditServerEdit,
+			Remove: clear, Partial: edited(changed)}); err != nil {
+			return err
 		}
 		return dbError("update server", st.UpdateServer(ctx, s))
 	})
@@ -135,7 +165,41 @@ func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.S
 		a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 			Data: changed, Clear: clear}, event.Of(id))
 	}
+	if err := a.countMembers(ctx, s); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// transferServer makes user the owner of x's server, recording it in
+// changed: the caller must own the server and give a validated MFA
+// ticket (used up here), and user must be a member who is not a bot.
+func (a *App) transferServer(ctx context.Context, st store.Store, c *Caller, x *access, user chat.ID, ticket string, changed chat.Partial) error {
+	if c.IsBot() {
+		return chat.ErrIsBot
+	}
+	if !x.owner() {
+		return chat.ErrNotOwner
+	}
+	if user == x.server.Owner {
+		return nil
+	}
+	if _, err := st.FetchMember(ctx, x.server.ID, user); err != nil {
+		return lookupError("fetch member", err)
+	}
+	u, err := st.FetchUser(ctx, user)
+	if err != nil {
+		return lookupError("fetch user", err)
+	}
+	if u.IsBot() {
+		return chat.ErrIsBot
+	}
+	if err := a.consumeTicket(ctx, st, ticket, accountID(c)); err != nil {
+		return err
+	}
+	x.server.Owner = user
+	changed["owner"] = user
+	return nil
 }
 
 // applyServerEdit changes s as data says (removals first) and records
@@ -306,6 +370,10 @@ func (a *App) CreateServerChannel(ctx context.Context, c *Caller, id chat.ID, da
 			ch.Voice = &chat.VoiceInformation{}
 		}
 	}
+	if data.Slowmode != nil && *data.Slowmode > 0 && ch.Voice == nil {
+		s := *data.Slowmode
+		ch.Slowmode = &s
+	}
 	var channels []chat.ID
 	err := a.store.InTx(ctx, func(st store.Store) error {
 		x, err := a.serverAccess(ctx, st, c.User, id)
@@ -320,6 +388,10 @@ func (a *App) CreateServerChannel(ctx context.Context, c *Caller, id chat.ID, da
 		}
 		if err := st.InsertChannel(ctx, ch); err != nil {
 			return dbError("insert channel", err)
+		}
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditChannelCreate,
+			Channel: ch.ID, Name: named(ch.Name)}); err != nil {
+			return err
 		}
 		x.server.Channels = append(x.server.Channels, ch.ID)
 		channels = x.server.Channels
@@ -352,6 +424,10 @@ func (a *App) SetDefaultServerPermissions(ctx context.Context, c *Caller, id cha
 		}
 		s = x.server
 		s.DefaultPermissions = int64(value)
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditServerEdit,
+			Partial: &chat.Partial{"default_permissions": s.DefaultPermissions}}); err != nil {
+			return err
+		}
 		return dbError("update server", st.UpdateServer(ctx, s))
 	})
 	if err != nil {
@@ -383,6 +459,10 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 		s = x.server
 		role.Permissions = next
 		s.Roles[roleID] = role
+		if err := a.audit(ctx, st, c, id, chat.AuditAction{Type: chat.AuditRoleEdit, Role: roleID,
+			Partial: &chat.Partial{"permissions": next}}); err != nil {
+			return err
+		}
 		return dbError("update server", st.UpdateServer(ctx, s))
 	})
 	if err != nil {
@@ -395,10 +475,13 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 }
 
 // releaseServerFiles marks the uploads a server being deleted used (its
-// icon and banner, its channels' icons, its members' avatars) deleted, so
+// icon and banner, its roles' and channels' icons, its members' avatars) deleted, so
 // the file service reclaims them.
 func (a *App) releaseServerFiles(ctx context.Context, st store.Store, s *chat.Server) error {
 	files := []*chat.File{s.Icon, s.Banner}
+	for _, r := range s.Roles {
+		files = append(files, r.Icon)
+	}
 	channels, err := st.FetchServerChannels(ctx, s.ID)
 	if err != nil {
 		return dbError("fetch channels", err)

@@ -15,6 +15,10 @@ type Caller struct {
 	User    *chat.User
 	Session *chat.Session // nil for bots
 	Bot     *chat.Bot     // nil for users
+
+	// AuditReason is the reason the request gives for a moderation
+	// action (X-Audit-Log-Reason); audit log entries carry it.
+	AuditReason *string
 }
 
 // ID returns the caller's user id.
@@ -25,6 +29,23 @@ func (c *Caller) IsBot() bool { return c.Bot != nil }
 
 // tokenLength is the length of session and bot tokens.
 const tokenLength = 64
+
+// wellFormedToken reports whether s has the form of the tokens Ermine
+// issues (chat.NewToken): anything else cannot match one, so it is
+// refused before the store is asked (a NUL, for one, is an error on
+// PostgreSQL but a miss on SQLite).
+func wellFormedToken(s string) bool {
+	if len(s) != tokenLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // equalToken compares tokens in constant time.
 func equalToken(a, b string) bool {
@@ -39,7 +60,7 @@ func equalToken(a, b string) bool {
 func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Caller, error) {
 	switch {
 	case botToken != "":
-		if len(botToken) != tokenLength {
+		if !wellFormedToken(botToken) {
 			return nil, chat.ErrInvalidSession
 		}
 		bot, err := a.store.FetchBotByToken(ctx, botToken)
@@ -71,13 +92,30 @@ func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Ca
 	return nil, chat.ErrNotAuthenticated
 }
 
+// AuthenticateEvents resolves the one token an events connection gives
+// (in its query or an Authenticate frame): a session token first, then a
+// bot token, as the reference's events server does. A token that is
+// neither yields chat.ErrInvalidSession; a session whose account has no
+// user yet, ErrOnboardingNotFinished; anything else is a transient
+// failure.
+func (a *App) AuthenticateEvents(ctx context.Context, token string) (*Caller, error) {
+	c, err := a.Authenticate(ctx, token, "")
+	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
+		c, err = a.Authenticate(ctx, "", token)
+	}
+	if errors.Is(err, chat.ErrNotAuthenticated) {
+		err = chat.ErrInvalidSession
+	}
+	return c, err
+}
+
 // ErrOnboardingNotFinished is returned by Authenticate for a valid session
 // whose account has no user yet (no username chosen).
 var ErrOnboardingNotFinished = &chat.Error{Type: "OnboardingNotFinished", Status: 401}
 
 // SessionByToken finds a session by its token, or chat.ErrInvalidSession.
 func (a *App) SessionByToken(ctx context.Context, token string) (*chat.Session, error) {
-	if len(token) != tokenLength {
+	if !wellFormedToken(token) {
 		return nil, chat.ErrInvalidSession
 	}
 	se, err := a.store.FetchSessionByToken(ctx, token)

@@ -105,7 +105,9 @@ func TestPickDiscriminator(t *testing.T) {
 			t.Fatalf("keep taken = %s, %v", d, err)
 		}
 		var n int
-		fmt.Sscanf(d, "%d", &n)
+		if _, err := fmt.Sscanf(d, "%d", &n); err != nil {
+			t.Fatalf("discriminator %q: %v", d, err)
+		}
 		if !discriminatorAllowed(n) {
 			t.Fatalf("picked %s", d)
 		}

@@ -180,7 +180,8 @@ func (a *App) FindMutual(ctx context.Context, c *Caller, id chat.ID) (*chat.Mutu
 }
 
 // editableUser returns the user an edit of id applies to: the caller, or
-// a bot the caller owns. Anyone else is NotFound.
+// a bot the caller owns. Anyone else who exists is NotPrivileged, as in
+// the reference; an unknown id is NotFound.
 func (a *App) editableUser(ctx context.Context, c *Caller, id chat.ID) (*chat.User, error) {
 	id = self(c, id)
 	if id == c.ID() {
@@ -191,7 +192,7 @@ func (a *App) editableUser(ctx context.Context, c *Caller, id chat.ID) (*chat.Us
 		return nil, err
 	}
 	if u.Bot == nil || u.Bot.Owner != c.ID() {
-		return nil, chat.ErrNotFound
+		return nil, chat.ErrNotPrivileged
 	}
 	return u, nil
 }
@@ -211,7 +212,7 @@ func (a *App) EditUser(ctx context.Context, c *Caller, id chat.ID, data chat.Use
 		return nil, chat.ErrNotPrivileged
 	}
 	empty := data.DisplayName == nil && data.Avatar == nil && data.Status == nil && data.Profile == nil &&
-		data.Badges == nil && data.Flags == nil && len(data.Remove) == 0
+		data.Badges == nil && data.Flags == nil && data.Pronouns == nil && len(data.Remove) == 0
 	if empty {
 		return a.viewUser(ctx, c.User, target)
 	}
@@ -253,6 +254,8 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 		switch f {
 		case chat.UserFieldDisplayName:
 			u.DisplayName = nil
+		case chat.UserFieldPronouns:
+			u.Pronouns = nil
 		case chat.UserFieldAvatar:
 			if err := dropFile(ctx, st, u.Avatar); err != nil {
 				return nil, nil, err
@@ -296,6 +299,11 @@ func applyUserEdit(ctx context.Context, st store.Store, u *chat.User, data chat.
 		name := *data.DisplayName
 		u.DisplayName = &name
 		changed["display_name"] = name
+	}
+	if data.Pronouns != nil {
+		p := *data.Pronouns
+		u.Pronouns = &p
+		changed["pronouns"] = p
 	}
 	if data.Avatar != nil {
 		f, err := replaceFile(ctx, st, *data.Avatar, chat.TagAvatars, fileUseAvatar, u.ID, u.Avatar)

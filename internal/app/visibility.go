@@ -124,15 +124,3 @@ func (a *App) FollowsUser(ctx context.Context, viewer, other chat.ID) (bool, err
 	}
 	return false, nil
 }
-
-// IsServerMember reports whether user is a member of server.
-func (a *App) IsServerMember(ctx context.Context, user, server chat.ID) (bool, error) {
-	_, err := a.store.FetchMember(ctx, server, user)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("fetch member: %w", err)
-	}
-	return true, nil
-}

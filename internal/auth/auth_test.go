@@ -88,8 +88,8 @@ func TestHashWaitsForSlot(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-done:
-		t.Fatal("Verify ran while the slot was busy")
+	case err := <-done:
+		t.Fatalf("Verify ran while the slot was busy (%v)", err)
 	case <-time.After(30 * time.Millisecond):
 	}
 	h.release()

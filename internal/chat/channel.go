@@ -39,6 +39,9 @@ type Channel struct {
 	DefaultPermissions *Override         `json:"default_permissions,omitempty"`
 	RolePermissions    map[ID]Override   `json:"role_permissions,omitempty"`
 	Voice              *VoiceInformation `json:"voice,omitempty"`
+	// Slowmode is the seconds a member waits between two messages in a
+	// text channel; absent or 0 means none (reference 0.12.0).
+	Slowmode *int64 `json:"slowmode,omitempty"`
 
 	// Group and server channels
 	Name        string  `json:"name,omitempty"`

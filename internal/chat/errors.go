@@ -84,6 +84,9 @@ var (
 	ErrUnknownAttachment              = errType("UnknownAttachment")
 	ErrUnknownMessage                 = errType("UnknownMessage")
 	ErrCannotEditMessage              = errType("CannotEditMessage")
+	ErrCannotDeleteMessage            = errType("CannotDeleteMessage") // reference 0.13.0
+	ErrHeaderTooLarge                 = errType("HeaderTooLarge")      // reference 0.14.0
+	ErrCantCreateServers              = errType("CantCreateServers")   // reference 0.12.0
 	ErrCannotJoinCall                 = errType("CannotJoinCall")
 	ErrEmptyMessage                   = errType("EmptyMessage")
 	ErrPayloadTooLarge                = errType("PayloadTooLarge")
@@ -175,6 +178,12 @@ func ErrTooManyServers(max int) *Error { return errField("TooManyServers", "max"
 
 // ErrTooManyEmoji reports the per-server emoji limit.
 func ErrTooManyEmoji(max int) *Error { return errField("TooManyEmoji", "max", max) }
+
+// ErrInSlowmode refuses a send inside the sender's slowmode window;
+// retryAfter is in seconds (reference 0.12.0).
+func ErrInSlowmode(retryAfter uint64) *Error {
+	return errField("InSlowmode", "retry_after", retryAfter)
+}
 
 // ErrTooManyRoles reports the per-server role limit.
 func ErrTooManyRoles(max int) *Error { return errField("TooManyRoles", "max", max) }

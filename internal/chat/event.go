@@ -53,6 +53,8 @@ const (
 	EvUserPlatformWipe      = "UserPlatformWipe"
 	EvEmojiCreate           = "EmojiCreate"
 	EvEmojiDelete           = "EmojiDelete"
+	EvEmojiUpdate           = "EmojiUpdate"   // reference 0.13.0
+	EvUserSlowmodes         = "UserSlowmodes" // reference 0.12.0
 	EvAuth                  = "Auth"
 	EvWebhookCreate         = "WebhookCreate"
 	EvWebhookUpdate         = "WebhookUpdate"
@@ -355,6 +357,27 @@ type UserPlatformWipeEvent struct {
 	Type   string `json:"type"`
 	UserID ID     `json:"user_id"`
 	Flags  uint32 `json:"flags"`
+}
+
+// EmojiUpdateEvent carries an emoji's changed fields (its name).
+type EmojiUpdateEvent struct {
+	Type string  `json:"type"`
+	ID   ID      `json:"id"`
+	Data Partial `json:"data"`
+}
+
+// Slowmode is one open slowmode window of the receiving user.
+type Slowmode struct {
+	ChannelID  ID     `json:"channel_id"`
+	Duration   uint64 `json:"duration"`    // the channel's slowmode, seconds
+	RetryAfter uint64 `json:"retry_after"` // seconds until the user may send there
+}
+
+// UserSlowmodesEvent lists the receiving user's open slowmode windows;
+// it goes to that user only.
+type UserSlowmodesEvent struct {
+	Type      string     `json:"type"`
+	Slowmodes []Slowmode `json:"slowmodes"`
 }
 
 // EmojiCreateEvent carries a whole emoji.

@@ -57,15 +57,6 @@ func (id ID) Valid() bool {
 
 func (id ID) String() string { return string(id) }
 
-// IDs converts a slice of ids to strings.
-func IDs(ids []ID) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = string(id)
-	}
-	return out
-}
-
 // NewToken returns n URL-safe random characters ([A-Za-z0-9_-]) from the
 // system's cryptographic random source. Tokens are concatenated into URLs
 // unencoded by some clients, so they must stay URL-safe.

@@ -73,6 +73,9 @@ type Special struct {
 	ContentType string  `json:"content_type,omitempty"`
 	AlbumID     string  `json:"album_id,omitempty"`
 	TrackID     *string `json:"track_id,omitempty"`
+	// YouTube, from its oEmbed answer (upstream.md §4).
+	CreatorName *string `json:"creator_name,omitempty"`
+	CreatorURL  *string `json:"creator_url,omitempty"`
 }
 
 // Embed is any embed: Website, Image, Video, Text or None. Type says which

@@ -206,9 +206,26 @@ func (d *MessageSearch) Validate() error {
 	return nil
 }
 
+// Pages of message history (GET /channels/{target}/messages and
+// POST /channels/{target}/search): the most a request may ask for, and
+// what it gets when it does not say.
+const (
+	MaxMessagePage     = 100
+	DefaultMessagePage = 50
+)
+
+// PageSize is the number of messages a query's limit asks for: the
+// default when none is given. Validate has checked the range.
+func PageSize(limit *int64) int {
+	if limit == nil {
+		return DefaultMessagePage
+	}
+	return int(*limit)
+}
+
 func checkLimit(n *int64) error {
-	if n != nil && (*n < 1 || *n > 100) {
-		return ErrInvalidBody("limit: must be between 1 and 100")
+	if n != nil && (*n < 1 || *n > MaxMessagePage) {
+		return ErrInvalidBody(fmt.Sprintf("limit: must be between 1 and %d", MaxMessagePage))
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package chat
 
+import "encoding/json"
+
 // Override is a permission override as stored and returned: bits allowed
 // and bits denied.
 type Override struct {
@@ -33,11 +35,15 @@ type SystemMessageChannels struct {
 
 // Role is a server role. Rank 0 is the highest.
 type Role struct {
+	// ID repeats the role's key in its server's roles (reference 0.9.0).
+	// Roles stored before it existed get it when their server is read.
+	ID          ID       `json:"_id,omitempty"`
 	Name        string   `json:"name"`
 	Permissions Override `json:"permissions"`
 	Colour      *string  `json:"colour,omitempty"`
 	Hoist       bool     `json:"hoist,omitempty"`
 	Rank        int64    `json:"rank"`
+	Icon        *File    `json:"icon,omitempty"` // reference 0.12.0
 }
 
 // Server is a community with channels, roles and members.
@@ -57,6 +63,28 @@ type Server struct {
 	NSFW               bool                   `json:"nsfw,omitempty"`
 	Analytics          bool                   `json:"analytics,omitempty"`
 	Discoverable       bool                   `json:"discoverable,omitempty"`
+
+	// ApproximateMemberCount is filled in when a server is sent, never
+	// stored (reference 0.15.0).
+	ApproximateMemberCount *int64 `json:"approximate_member_count,omitempty"`
+}
+
+// serverFields is Server without its methods, for UnmarshalJSON.
+type serverFields Server
+
+// UnmarshalJSON reads a server and gives each role its id from its key,
+// for roles stored before roles carried their id.
+func (s *Server) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*serverFields)(s)); err != nil {
+		return err
+	}
+	for id, r := range s.Roles {
+		if r.ID != id {
+			r.ID = id
+			s.Roles[id] = r
+		}
+	}
+	return nil
 }
 
 // MemberID is the composite key of a member.
@@ -75,6 +103,7 @@ type Member struct {
 	Timeout    *Time    `json:"timeout,omitempty"`
 	CanPublish *bool    `json:"can_publish,omitempty"`
 	CanReceive *bool    `json:"can_receive,omitempty"`
+	Pronouns   *string  `json:"pronouns,omitempty"` // reference 0.14.0
 }
 
 // ServerBan records a user banned from a server.

@@ -31,7 +31,22 @@ const (
 	FieldCanPublish         = "CanPublish"
 	FieldJoinedAt           = "JoinedAt"
 	FieldVoiceChannel       = "VoiceChannel" // member edit: disconnect from voice (later reference versions)
+	FieldSlowmode           = "Slowmode"     // reference 0.12.0
+	FieldPronouns           = "Pronouns"     // reference 0.14.0
 )
+
+// MaxSlowmode is the longest slowmode a channel may have, in seconds.
+const MaxSlowmode = 21600
+
+// MaxPronouns is the longest pronouns text of a user or member.
+const MaxPronouns = 24
+
+func checkSlowmode(s *int64) error {
+	if s != nil && (*s < 0 || *s > MaxSlowmode) {
+		return ErrInvalidBody(fmt.Sprintf("slowmode: must be between 0 and %d seconds", MaxSlowmode))
+	}
+	return nil
+}
 
 // Server channel types as DataCreateServerChannel names them.
 const (
@@ -93,7 +108,9 @@ type ServerEdit struct {
 	Flags          *int32                 `json:"flags"`
 	Discoverable   *bool                  `json:"discoverable"`
 	Analytics      *bool                  `json:"analytics"`
-	Remove         []string               `json:"remove"`
+	// Owner transfers the server to another member (reference 0.10.0).
+	Owner  *ID      `json:"owner"`
+	Remove []string `json:"remove"`
 }
 
 // Removes reports whether the edit removes field.
@@ -129,6 +146,7 @@ type ServerChannelCreate struct {
 	Description *string           `json:"description"`
 	NSFW        *bool             `json:"nsfw"`
 	Voice       *VoiceInformation `json:"voice"`
+	Slowmode    *int64            `json:"slowmode"` // seconds; reference 0.12.0
 }
 
 // Validate checks the contract's rules.
@@ -142,6 +160,7 @@ func (d *ServerChannelCreate) Validate() error {
 		CheckLength("name", d.Name, 1, 32),
 		CheckOptionalLength("description", d.Description, 0, 1024),
 		checkVoice("voice", d.Voice),
+		checkSlowmode(d.Slowmode),
 	)
 }
 
@@ -155,6 +174,7 @@ type ChannelEdit struct {
 	NSFW        *bool             `json:"nsfw"`
 	Archived    *bool             `json:"archived"`
 	Voice       *VoiceInformation `json:"voice"`
+	Slowmode    *int64            `json:"slowmode"` // seconds, 0 turns it off; reference 0.12.0
 	Remove      []string          `json:"remove"`
 }
 
@@ -168,7 +188,8 @@ func (d *ChannelEdit) Validate() error {
 		CheckOptionalLength("description", d.Description, 0, 1024),
 		CheckOptionalLength("icon", d.Icon, 1, 128),
 		checkVoice("voice", d.Voice),
-		checkRemove(d.Remove, FieldDescription, FieldIcon, FieldDefaultPermissions, FieldVoice),
+		checkSlowmode(d.Slowmode),
+		checkRemove(d.Remove, FieldDescription, FieldIcon, FieldDefaultPermissions, FieldVoice, FieldSlowmode),
 	)
 }
 
@@ -191,6 +212,7 @@ type RoleEdit struct {
 	Colour *string  `json:"colour"`
 	Hoist  *bool    `json:"hoist"`
 	Rank   *int64   `json:"rank"`
+	Icon   *string  `json:"icon"` // an uploaded file id (tag icons); reference 0.12.0
 	Remove []string `json:"remove"`
 }
 
@@ -202,7 +224,8 @@ func (d *RoleEdit) Validate() error {
 	return FirstError(
 		CheckOptionalLength("name", d.Name, 1, 32),
 		CheckColour("colour", d.Colour),
-		checkRemove(d.Remove, FieldColour),
+		CheckOptionalLength("icon", d.Icon, 1, 128),
+		checkRemove(d.Remove, FieldColour, FieldIcon),
 	)
 }
 
@@ -315,6 +338,7 @@ type MemberEdit struct {
 	CanPublish   *bool    `json:"can_publish"`
 	CanReceive   *bool    `json:"can_receive"`
 	VoiceChannel *ID      `json:"voice_channel"`
+	Pronouns     *string  `json:"pronouns"` // reference 0.14.0
 	Remove       []string `json:"remove"`
 }
 
@@ -325,8 +349,9 @@ func (d *MemberEdit) Removes(field string) bool { return has(d.Remove, field) }
 func (d *MemberEdit) Validate() error {
 	return FirstError(
 		CheckOptionalLength("nickname", d.Nickname, 1, 32),
+		CheckOptionalLength("pronouns", d.Pronouns, 1, MaxPronouns),
 		checkRemove(d.Remove, FieldNickname, FieldAvatar, FieldRoles, FieldTimeout, FieldCanReceive,
-			FieldCanPublish, FieldJoinedAt, FieldVoiceChannel),
+			FieldCanPublish, FieldJoinedAt, FieldPronouns, FieldVoiceChannel),
 	)
 }
 
@@ -373,4 +398,18 @@ func (d *EmojiCreate) Validate() error {
 		return ErrInvalidBody("parent.id: required")
 	}
 	return nil
+}
+
+// EmojiEdit is the body of PATCH /custom/emoji/{id} (reference 0.13.0).
+// Served document: DataEditEmoji
+type EmojiEdit struct {
+	Name string `json:"name"`
+}
+
+// Validate checks the name follows the same rules as on creation.
+func (d *EmojiEdit) Validate() error {
+	return FirstError(
+		CheckLength("name", d.Name, 1, 32),
+		CheckPattern("name", d.Name, emojiName),
+	)
 }

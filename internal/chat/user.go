@@ -68,6 +68,7 @@ type User struct {
 	Username      string             `json:"username"`
 	Discriminator string             `json:"discriminator"`
 	DisplayName   *string            `json:"display_name,omitempty"`
+	Pronouns      *string            `json:"pronouns,omitempty"` // reference 0.14.0
 	Avatar        *File              `json:"avatar,omitempty"`
 	Relations     []Relationship     `json:"relations,omitempty"`
 	Badges        uint32             `json:"badges,omitempty"`
@@ -91,6 +92,7 @@ type UserDoc struct {
 	Username                string          `json:"username"`
 	Discriminator           string          `json:"discriminator"`
 	DisplayName             *string         `json:"display_name,omitempty"`
+	Pronouns                *string         `json:"pronouns,omitempty"`
 	Avatar                  *File           `json:"avatar,omitempty"`
 	Badges                  uint32          `json:"badges,omitempty"`
 	Status                  *UserStatus     `json:"status,omitempty"`
@@ -105,7 +107,7 @@ type UserDoc struct {
 func (u *User) Doc() UserDoc {
 	return UserDoc{
 		ID: u.ID, Username: u.Username, Discriminator: u.Discriminator,
-		DisplayName: u.DisplayName, Avatar: u.Avatar, Badges: u.Badges, Status: u.Status,
+		DisplayName: u.DisplayName, Pronouns: u.Pronouns, Avatar: u.Avatar, Badges: u.Badges, Status: u.Status,
 		Flags: u.Flags, Privileged: u.Privileged, Bot: u.Bot, Profile: u.Profile,
 		LastDiscriminatorChange: u.LastDiscriminatorChange,
 	}
@@ -115,7 +117,7 @@ func (u *User) Doc() UserDoc {
 func (d *UserDoc) User() *User {
 	return &User{
 		ID: d.ID, Username: d.Username, Discriminator: d.Discriminator,
-		DisplayName: d.DisplayName, Avatar: d.Avatar, Badges: d.Badges, Status: d.Status,
+		DisplayName: d.DisplayName, Pronouns: d.Pronouns, Avatar: d.Avatar, Badges: d.Badges, Status: d.Status,
 		Flags: d.Flags, Privileged: d.Privileged, Bot: d.Bot, Profile: d.Profile,
 		LastDiscriminatorChange: d.LastDiscriminatorChange,
 		Relationship:            RelationNone,

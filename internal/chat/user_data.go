@@ -14,6 +14,7 @@ const (
 	UserFieldProfileBackground = "ProfileBackground"
 	UserFieldDisplayName       = "DisplayName"
 	UserFieldInternal          = "Internal"
+	UserFieldPronouns          = "Pronouns" // reference 0.14.0
 )
 
 // UsernamePattern is the contract's rule for usernames: letters of any
@@ -27,6 +28,7 @@ var displayNamePattern = regexp.MustCompile("^[^\u200B\n\r]+$")
 // Contract: DataEditUser
 type UserEdit struct {
 	DisplayName *string          `json:"display_name"`
+	Pronouns    *string          `json:"pronouns"` // reference 0.14.0
 	Avatar      *string          `json:"avatar"`
 	Status      *UserStatus      `json:"status"`
 	Profile     *UserProfileData `json:"profile"`
@@ -51,6 +53,9 @@ func (d *UserEdit) Validate() error {
 		if err := CheckPattern("display_name", *d.DisplayName, displayNamePattern); err != nil {
 			return err
 		}
+	}
+	if err := CheckOptionalLength("pronouns", d.Pronouns, 1, MaxPronouns); err != nil {
+		return err
 	}
 	if err := CheckOptionalLength("avatar", d.Avatar, 1, 128); err != nil {
 		return err
@@ -77,7 +82,7 @@ func (d *UserEdit) Validate() error {
 	for i, f := range d.Remove {
 		if err := CheckEnum(fmt.Sprintf("remove[%d]", i), f, UserFieldAvatar, UserFieldStatusText,
 			UserFieldStatusPresence, UserFieldProfileContent, UserFieldProfileBackground,
-			UserFieldDisplayName, UserFieldInternal); err != nil {
+			UserFieldDisplayName, UserFieldInternal, UserFieldPronouns); err != nil {
 			return err
 		}
 	}

@@ -28,11 +28,15 @@ type Config struct {
 	Email        Email        `toml:"email"`
 	Captcha      Captcha      `toml:"captcha"`
 	Registration Registration `toml:"registration"`
+	Webhooks     Webhooks     `toml:"webhooks"`
 	Passwords    Passwords    `toml:"passwords"`
 	Push         Push         `toml:"push"`
+	Embeds       Embeds       `toml:"embeds"`
 	Voice        Voice        `toml:"voice"`
 	Gateway      Gateway      `toml:"gateway"`
 	Limits       Limits       `toml:"limits"`
+	Metrics      Metrics      `toml:"metrics"`
+	Legal        Legal        `toml:"legal"`
 	Log          Log          `toml:"log"`
 }
 
@@ -43,7 +47,10 @@ type Public struct {
 	APIURL    string `toml:"api_url"`    // http(s) base of the JSON API
 	EventsURL string `toml:"events_url"` // ws(s) URL of the events WebSocket
 	FilesURL  string `toml:"files_url"`  // http(s) base of the file service
-	AppURL    string `toml:"app_url"`    // http(s) URL of the web client, used in links sent by email
+	// EmbedsURL is the http(s) base of the link preview and image proxy
+	// routes (advertised to clients as features.january.url).
+	EmbedsURL string `toml:"embeds_url"`
+	AppURL    string `toml:"app_url"` // http(s) URL of the web client, used in links sent by email
 }
 
 // Database selects the store.
@@ -51,7 +58,17 @@ type Database struct {
 	// URL is empty for SQLite at <data>/ermine.db, or a postgres:// or
 	// postgresql:// URL for PostgreSQL.
 	URL string `toml:"url"`
+	// SQLiteSynchronous is SQLite's synchronous setting in WAL mode:
+	// SyncNormal survives a crash of the process, SyncFull also a power
+	// loss or a crash of the machine, at the cost of an fsync per commit.
+	SQLiteSynchronous string `toml:"sqlite_synchronous"`
 }
+
+// SQLite synchronous settings accepted in Database.SQLiteSynchronous.
+const (
+	SyncNormal = "normal"
+	SyncFull   = "full"
+)
 
 // Bus kinds accepted in Bus.Kind.
 const (
@@ -158,6 +175,12 @@ type Registration struct {
 	InviteOnly bool `toml:"invite_only"` // require an invite code to register
 }
 
+// Webhooks controls channel webhooks, through which other services post
+// messages with a token.
+type Webhooks struct {
+	Enabled bool `toml:"enabled"` // false: every webhook route answers FeatureDisabled
+}
+
 // Passwords sets the cost of password hashes (argon2id). Hashes keep the
 // cost they were made with, so changing it never locks anyone out; each
 // is redone with the new cost at its next login.
@@ -177,6 +200,34 @@ type Push struct {
 
 // Enabled reports whether Web Push is configured.
 func (p Push) Enabled() bool { return p.VAPIDPrivateKey != "" }
+
+// Embeds configures link previews and the image proxy. Every request
+// made for them goes through one outbound client that refuses private,
+// loopback and other non-public addresses after DNS resolution.
+type Embeds struct {
+	// Enabled turns link previews on messages and the preview and proxy
+	// routes on.
+	Enabled bool `toml:"enabled"`
+	// Links is how many links of one message are previewed.
+	Links int `toml:"links"`
+	// Workers is how many messages have their links fetched at once.
+	Workers int `toml:"workers"`
+	// UserAgent is sent with every outbound request.
+	UserAgent string `toml:"user_agent"`
+	// HTMLBytes caps a page read for its metadata, MediaBytes an image or
+	// video read for its size or proxied.
+	HTMLBytes  int64 `toml:"html_bytes"`
+	MediaBytes int64 `toml:"media_bytes"`
+	// ProxyCacheEntries bounds the proxied images kept for a minute.
+	ProxyCacheEntries int `toml:"proxy_cache_entries"`
+	// YouTubeOEmbed is the oEmbed endpoint asked about YouTube links.
+	YouTubeOEmbed string `toml:"youtube_oembed_url"`
+	// BlockedDomains are never fetched, nor their subdomains.
+	BlockedDomains []string `toml:"blocked_domains"`
+	// AllowedPrivateHosts may resolve to private or loopback addresses.
+	// Empty in production; tests name their loopback server here.
+	AllowedPrivateHosts []string `toml:"allowed_private_hosts"`
+}
 
 // Voice configures voice channels, served by LiveKit.
 type Voice struct {
@@ -200,6 +251,23 @@ type Gateway struct {
 	Keepalive time.Duration `toml:"keepalive"`  // close a connection silent for this long
 	SendQueue int           `toml:"send_queue"` // frames queued per connection before it is dropped
 	MaxPacket int64         `toml:"max_packet"` // largest frame accepted from a client, in bytes
+	// AuthTimeout is how long a connection may stay open without
+	// authenticating before it is closed.
+	AuthTimeout time.Duration `toml:"auth_timeout"`
+	// UnauthenticatedPerIP caps the connections one client address may
+	// hold open before they authenticate.
+	UnauthenticatedPerIP int `toml:"unauthenticated_per_ip"`
+}
+
+// Metrics controls where the Prometheus metrics are served. They are
+// never on the public API port unless a token is set.
+type Metrics struct {
+	// Listen is a separate host:port serving GET /metrics,
+	// e.g. "127.0.0.1:9102"; empty for none.
+	Listen string `toml:"listen"`
+	// Token, when set, also serves GET /metrics on the main port to
+	// requests with "Authorization: Bearer <token>".
+	Token string `toml:"token" secret:"true"`
 }
 
 // Limits are the counts and sizes users are held to.
@@ -221,6 +289,16 @@ type Limits struct {
 	// RateLimits applies the per-client request rate limits. Off only
 	// behind a proxy that limits requests itself, or in tests.
 	RateLimits bool `toml:"rate_limits"`
+	// RestrictServerCreation lets only privileged users create servers.
+	RestrictServerCreation bool `toml:"restrict_server_creation"`
+}
+
+// Legal links the instance's legal documents; clients show them (GET /
+// features.legal_links). Empty values are sent as null.
+type Legal struct {
+	TermsOfService string `toml:"terms_of_service"` // http(s) URL of the terms of service
+	PrivacyPolicy  string `toml:"privacy_policy"`   // http(s) URL of the privacy policy
+	Guidelines     string `toml:"guidelines"`       // http(s) URL of the community guidelines
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -230,6 +308,10 @@ type UserLimits struct {
 	MessageLength          int `toml:"message_length"` // bytes of content plus embed descriptions
 	MessageAttachments     int `toml:"message_attachments"`
 	Servers                int `toml:"servers"` // servers created or joined
+	// VoiceQuality is the audio bitrate voice clients are told to use,
+	// in bits per second, and Video whether they may send video.
+	VoiceQuality int  `toml:"voice_quality"`
+	Video        bool `toml:"video"`
 }
 
 // ForAge returns the limits for an account of the given age.
@@ -267,12 +349,29 @@ func Default() Config {
 			},
 		},
 		Email:     Email{Port: 587, TLS: TLSStartTLS},
+		Webhooks:  Webhooks{Enabled: true},
 		Passwords: Passwords{MemoryKiB: 19 * 1024, Passes: 2},
 		Captcha:   Captcha{VerifyURL: "https://api.hcaptcha.com/siteverify"},
+		Database:  Database{SQLiteSynchronous: SyncNormal},
+		Embeds: Embeds{
+			Enabled:           true,
+			Links:             5,
+			Workers:           4,
+			UserAgent:         "Mozilla/5.0 (compatible; Ermine link previews)",
+			HTMLBytes:         5 << 20,
+			MediaBytes:        20 << 20,
+			ProxyCacheEntries: 256,
+			YouTubeOEmbed:     "https://www.youtube.com/oembed",
+			// Empty, not nil, so a file that spells out [] reads the same.
+			BlockedDomains:      []string{},
+			AllowedPrivateHosts: []string{},
+		},
 		Gateway: Gateway{
-			Keepalive: 60 * time.Second,
-			SendQueue: 256,
-			MaxPacket: 16384,
+			Keepalive:            60 * time.Second,
+			SendQueue:            256,
+			MaxPacket:            16384,
+			AuthTimeout:          10 * time.Second,
+			UnauthenticatedPerIP: 50,
 		},
 		Limits: Limits{
 			NewUserHours: 72,
@@ -282,6 +381,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                100,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			NewUser: UserLimits{
 				OutgoingFriendRequests: 5,
@@ -289,6 +390,8 @@ func Default() Config {
 				MessageLength:          2000,
 				MessageAttachments:     5,
 				Servers:                50,
+				VoiceQuality:           16000,
+				Video:                  true,
 			},
 			GroupSize:        100,
 			MessageEmbeds:    5,
@@ -310,7 +413,8 @@ func (c Config) SQLitePath() string { return filepath.Join(c.Data, "ermine.db") 
 // PublicURLs returns c.Public with every empty URL derived from addr, the
 // address the server actually listens on (which differs from c.Listen when
 // its port is 0): api http://<addr>, events ws://<addr>/events, files
-// http://<addr>/autumn, and app the same as api.
+// http://<addr>/autumn, embeds http://<addr>/january, and app the same as
+// api.
 func (c Config) PublicURLs(addr string) Public {
 	p := c.Public
 	if p.APIURL == "" {
@@ -324,6 +428,9 @@ func (c Config) PublicURLs(addr string) Public {
 	}
 	if p.AppURL == "" {
 		p.AppURL = p.APIURL
+	}
+	if p.EmbedsURL == "" {
+		p.EmbedsURL = "http://" + addr + "/january"
 	}
 	return p
 }

@@ -109,6 +109,7 @@ api_secret = "s"
 				"ERMINE_FILES_LIMITS_ATTACHMENTS":      "123",
 				"ERMINE_GATEWAY_KEEPALIVE":             "5m",
 				"ERMINE_REGISTRATION_INVITE_ONLY":      "1",
+				"ERMINE_WEBHOOKS_ENABLED":              "false",
 				"ERMINE_LIMITS_NEW_USER_HOURS":         "0",
 				"ERMINE_LIMITS_DEFAULT_BOTS":           "9",
 				"ERMINE_PUBLIC_EVENTS_URL":             "wss://chat.example.com/events",
@@ -126,6 +127,7 @@ api_secret = "s"
 				c.Files.Limits.Attachments = 123
 				c.Gateway.Keepalive = 5 * time.Minute
 				c.Registration.InviteOnly = true
+				c.Webhooks.Enabled = false
 				c.Limits.NewUserHours = 0
 				c.Limits.Default.Bots = 9
 				c.Public.EventsURL = "wss://chat.example.com/events"
@@ -502,7 +504,7 @@ func TestPublicURLs(t *testing.T) {
 	c := config.Default()
 	got := c.PublicURLs("127.0.0.1:5000")
 	want := config.Public{APIURL: "http://127.0.0.1:5000", EventsURL: "ws://127.0.0.1:5000/events",
-		FilesURL: "http://127.0.0.1:5000/autumn", AppURL: "http://127.0.0.1:5000"}
+		FilesURL: "http://127.0.0.1:5000/autumn", EmbedsURL: "http://127.0.0.1:5000/january", AppURL: "http://127.0.0.1:5000"}
 	if got != want {
 		t.Errorf("derived = %+v, want %+v", got, want)
 	}

@@ -57,6 +57,10 @@ func change(t *testing.T, l leaf) string {
 	case v.Kind() == reflect.Float64:
 		v.SetFloat(v.Float() + 0.5)
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		a, b := "changed-"+keyName(l.path), "second.example.com"
+		v.Set(reflect.ValueOf([]string{a, b}))
+		return a + "," + b
 	}
 	t.Fatalf("%s: no sample value for type %s", keyName(l.path), v.Type())
 	return ""

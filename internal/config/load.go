@@ -186,6 +186,18 @@ func setString(v reflect.Value, s string) error {
 			return fmt.Errorf("invalid integer %q", s)
 		}
 		v.SetInt(n)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() != reflect.String {
+			return errors.New("unsupported setting type " + v.Type().String())
+		}
+		// A list is written comma-separated: ERMINE_EMBEDS_BLOCKED_DOMAINS=a.com,b.org
+		list := reflect.MakeSlice(v.Type(), 0, 4)
+		for item := range strings.SplitSeq(s, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				list = reflect.Append(list, reflect.ValueOf(item).Convert(v.Type().Elem()))
+			}
+		}
+		v.Set(list)
 	case reflect.Float64:
 		n, err := strconv.ParseFloat(s, 64)
 		if err != nil {

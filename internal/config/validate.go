@@ -28,6 +28,10 @@ func (c Config) Validate() error {
 	v.url("public.events_url", c.Public.EventsURL, "ws", "wss")
 	v.url("public.files_url", c.Public.FilesURL, "http", "https")
 	v.url("public.app_url", c.Public.AppURL, "http", "https")
+	v.url("legal.terms_of_service", c.Legal.TermsOfService, "http", "https")
+	v.url("legal.privacy_policy", c.Legal.PrivacyPolicy, "http", "https")
+	v.url("legal.guidelines", c.Legal.Guidelines, "http", "https")
+	v.url("public.embeds_url", c.Public.EmbedsURL, "http", "https")
 
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		v.add("database.url", "must start with postgres:// or postgresql://, or be empty")
@@ -59,6 +63,28 @@ func (c Config) Validate() error {
 		}
 	default:
 		v.add("bus.kind", "must be inproc, nats or redis")
+	}
+
+	if e := c.Embeds; e.Enabled {
+		if e.Links < 1 || e.Links > 10 {
+			v.add("embeds.links", "must be between 1 and 10")
+		}
+		if e.Workers < 1 {
+			v.add("embeds.workers", "must be at least 1")
+		}
+		if e.HTMLBytes < 1024 {
+			v.add("embeds.html_bytes", "must be at least 1024")
+		}
+		if e.MediaBytes < 1024 {
+			v.add("embeds.media_bytes", "must be at least 1024")
+		}
+		if e.ProxyCacheEntries < 1 {
+			v.add("embeds.proxy_cache_entries", "must be at least 1")
+		}
+		if e.UserAgent == "" {
+			v.add("embeds.user_agent", "must not be empty")
+		}
+		v.url("embeds.youtube_oembed_url", e.YouTubeOEmbed, "http", "https")
 	}
 
 	switch c.Files.Backend {
@@ -189,6 +215,20 @@ func (c Config) Validate() error {
 		v.add("gateway.keepalive", "must be positive")
 	}
 	v.positive("gateway.send_queue", int64(c.Gateway.SendQueue))
+	if c.Gateway.AuthTimeout <= 0 {
+		v.add("gateway.auth_timeout", "must be positive")
+	}
+	v.positive("gateway.unauthenticated_per_ip", int64(c.Gateway.UnauthenticatedPerIP))
+	switch c.Database.SQLiteSynchronous {
+	case SyncNormal, SyncFull:
+	default:
+		v.add("database.sqlite_synchronous", `must be "normal" or "full"`)
+	}
+	if c.Metrics.Listen != "" {
+		if err := checkHostPort(c.Metrics.Listen); err != nil {
+			v.add("metrics.listen", err.Error())
+		}
+	}
 	v.positive("gateway.max_packet", c.Gateway.MaxPacket)
 
 	if c.Limits.NewUserHours < 0 {

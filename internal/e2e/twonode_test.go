@@ -321,7 +321,7 @@ func (n *node) connect(t *testing.T, u user) *socket {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {u.token}}
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(n.base, "http")+"/events?"+q.Encode(), nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(n.base, "http")+"/events?"+q.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial events: %v", err)
 	}

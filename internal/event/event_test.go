@@ -100,3 +100,26 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+func TestTopics(t *testing.T) {
+	id := chat.NewID()
+	tests := []struct {
+		topic string
+		kind  event.Kind
+	}{
+		{event.Of(id), event.KindOf},
+		{event.Private(id), event.KindPrivate},
+		{event.Members(id), event.KindMembers},
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		if seen[tc.topic] {
+			t.Errorf("two kinds share the topic %q", tc.topic)
+		}
+		seen[tc.topic] = true
+		kind, got := event.Parse(tc.topic)
+		if kind != tc.kind || got != id {
+			t.Errorf("Parse(%q) = %v, %q; want %v, %q", tc.topic, kind, got, tc.kind, id)
+		}
+	}
+}

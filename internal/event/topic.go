@@ -1,18 +1,52 @@
 package event
 
-import "ermine/internal/chat"
+import (
+	"strings"
+
+	"ermine/internal/chat"
+)
 
 // Topics events are published on, as in the reference server:
 //
 //	<id>   anyone subscribed to that user, server or channel
 //	<id>!  only that user's own connections
 //	<id>u  member-list updates of a server (bots and Subscribe-ers)
+//
+// Only this file knows the suffixes: build topics with Of, Private and
+// Members, and read one with Parse.
+const (
+	privateSuffix = "!"
+	membersSuffix = "u"
+)
 
 // Private is the topic of a user's own connections.
-func Private(user chat.ID) string { return string(user) + "!" }
+func Private(user chat.ID) string { return string(user) + privateSuffix }
 
 // Members is the member-updates topic of a server.
-func Members(server chat.ID) string { return string(server) + "u" }
+func Members(server chat.ID) string { return string(server) + membersSuffix }
 
 // Of is the plain topic of a user, server or channel.
 func Of(id chat.ID) string { return string(id) }
+
+// Kind tells the topics of one id apart.
+type Kind int
+
+// Kinds of topic.
+const (
+	KindOf      Kind = iota // Of(id)
+	KindPrivate             // Private(id)
+	KindMembers             // Members(id)
+)
+
+// Parse returns the kind of a topic and the id it is about, undoing Of,
+// Private and Members. (Ids are upper-case ULIDs, so a suffix is never
+// part of one.)
+func Parse(topic string) (Kind, chat.ID) {
+	if id, ok := strings.CutSuffix(topic, privateSuffix); ok {
+		return KindPrivate, chat.ID(id)
+	}
+	if id, ok := strings.CutSuffix(topic, membersSuffix); ok {
+		return KindMembers, chat.ID(id)
+	}
+	return KindOf, chat.ID(topic)
+}

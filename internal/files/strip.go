@@ -258,7 +258,7 @@ func stripPNG(dst io.Writer, src *bufio.Reader) (int, error) {
 			}
 			continue
 		}
-		var w io.Writer = io.Discard
+		w := io.Discard
 		if keep {
 			w = dst
 			if _, err := dst.Write(head[:]); err != nil {

@@ -65,7 +65,7 @@ func BenchmarkIdleConnections(b *testing.B) {
 	const conns = 2000
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		h := newHarness(b, gateway.Options{})
+		h := newHarness(b, gateway.Options{UnauthenticatedPerIP: 1 << 20}) // every client dials from loopback
 		owner, token := h.user("owner")
 		h.server(owner.ID)
 		before, rssBefore := memory()
@@ -94,8 +94,9 @@ func memory() (goBytes, rss uint64) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err == nil {
 		var size, resident uint64
-		fmt.Sscan(string(b), &size, &resident)
-		rss = resident * uint64(os.Getpagesize())
+		if _, err := fmt.Sscan(string(b), &size, &resident); err == nil {
+			rss = resident * uint64(os.Getpagesize())
+		}
 	}
 	return m.HeapInuse + m.StackInuse, rss
 }
@@ -107,7 +108,7 @@ func memory() (goBytes, rss uint64) {
 func BenchmarkFanout(b *testing.B) {
 	for _, conns := range []int{100, 1000} {
 		b.Run(fmt.Sprint(conns), func(b *testing.B) {
-			h := newHarness(b, gateway.Options{})
+			h := newHarness(b, gateway.Options{UnauthenticatedPerIP: 1 << 20}) // every client dials from loopback
 			owner, token := h.user("owner")
 			_, general := h.server(owner.ID)
 			var got, target atomic.Int64

@@ -15,11 +15,9 @@ import (
 	"ermine/internal/event"
 )
 
-// Member-list subscriptions (Subscribe packets) of one connection.
-const (
-	memberSubsMax = 5
-	memberSubTTL  = 15 * time.Minute
-)
+// memberSubsMax is how many member lists (Subscribe packets) one
+// connection may follow at once.
+const memberSubsMax = 5
 
 // errAlreadyAuthenticated answers an Authenticate on an authenticated
 // connection.
@@ -43,6 +41,10 @@ type conn struct {
 	closing atomic.Bool  // being closed: nothing more is written
 	live    atomic.Bool  // Ready queued: frames go straight to the socket
 	failed  atomic.Bool  // an Error was sent: the connection is closing
+	// counted: the connection counts against its address's cap of
+	// unauthenticated connections (until authenticated or closed).
+	counted   atomic.Bool
+	authTimer *time.Timer // closes the connection if it does not authenticate in time
 
 	// Set once by authenticate, on the read loop, before live.
 	caller *app.Caller
@@ -118,9 +120,21 @@ func (c *conn) onPing(payload []byte) {
 	c.enqueue(func() { c.writeFrame(opPong, p) })
 }
 
+// authDone stops counting c against its address's cap of
+// unauthenticated connections; it is idempotent.
+func (c *conn) authDone() {
+	if c.counted.CompareAndSwap(true, false) {
+		c.g.release(c.ip)
+	}
+}
+
 // onClose forgets the connection: subscriptions, presence, registration.
 func (c *conn) onClose() {
 	c.closing.Store(true)
+	c.authDone()
+	if c.authTimer != nil {
+		c.authTimer.Stop()
+	}
 	if err := c.g.hub.removeAll(c); err != nil {
 		c.g.log.Error("events: leave topics", "err", err)
 	}
@@ -318,16 +332,12 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeTryLater, "too many failed authentication attempts")
 		return
 	}
-	caller, err := g.app.Authenticate(ctx, token, "")
-	if errors.Is(err, chat.ErrInvalidSession) || errors.Is(err, chat.ErrNotAuthenticated) {
-		caller, err = g.app.Authenticate(ctx, "", token)
-	}
-	var ce *chat.Error
+	caller, err := g.app.AuthenticateEvents(ctx, token)
 	switch {
 	case errors.Is(err, app.ErrOnboardingNotFinished):
 		c.fail(app.ErrOnboardingNotFinished)
 		return
-	case errors.As(err, &ce) && (ce.Type == chat.ErrInvalidSession.Type || ce.Type == chat.ErrNotAuthenticated.Type):
+	case errors.Is(err, chat.ErrInvalidSession):
 		g.guard.failed(ctx, c.ip)
 		c.fail(chat.ErrInvalidSession)
 		return
@@ -335,6 +345,15 @@ func (c *conn) authenticate(token string) {
 		// Transient: close without an Error packet, which clients take
 		// as permanent, so they reconnect.
 		g.log.Error("events: authenticate", "err", err)
+		c.closeWith(closeInternal, "")
+		return
+	}
+	// Follow the user's own topics before Ready is built: what changes
+	// meanwhile (a relationship, a new server or DM) waits in early and
+	// follows Ready, where otherwise it would be in neither.
+	me := caller.User.ID
+	if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
+		g.log.Error("events: follow topics", "err", err)
 		c.closeWith(closeInternal, "")
 		return
 	}
@@ -356,8 +375,18 @@ func (c *conn) authenticate(token string) {
 		return
 	}
 
+	// Open slowmode windows follow Ready (reference 0.12.0).
+	var slowmodesBytes []byte
+	if ev, err := g.app.UserSlowmodes(ctx, me); err != nil {
+		g.log.Warn("events: slowmodes", "user", me, "err", err)
+	} else if ev != nil {
+		if slowmodesBytes, err = c.encode(ev); err != nil {
+			c.closeWith(closeInternal, "")
+			return
+		}
+	}
+
 	c.caller = caller
-	me := caller.User.ID
 	c.mu.Lock()
 	c.servers = scope.Servers
 	c.channels = scope.Channels
@@ -368,8 +397,7 @@ func (c *conn) authenticate(token string) {
 	}
 	c.mu.Unlock()
 
-	topics := make([]string, 0, 2+len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
-	topics = append(topics, event.Private(me), event.Of(me))
+	topics := make([]string, 0, len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
 	for _, u := range scope.Users {
 		topics = append(topics, event.Of(u))
 	}
@@ -389,12 +417,22 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
+	if g.beforeLive != nil {
+		g.beforeLive(func() int {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return len(c.early)
+		})
+	}
 	if !c.reserve() {
 		return
 	}
 	c.push(job{f: func() {
 		c.write(authBytes)
 		c.write(readyBytes)
+		if slowmodesBytes != nil {
+			c.write(slowmodesBytes)
+		}
 	}})
 	c.mu.Lock()
 	for _, p := range c.early {
@@ -403,6 +441,7 @@ func (c *conn) authenticate(token string) {
 	c.early = nil
 	c.live.Store(true)
 	c.mu.Unlock()
+	c.authDone()
 	g.app.UserConnected(ctx, caller.User)
 }
 
@@ -425,7 +464,7 @@ func (c *conn) deliver(topic string, in *incoming) {
 	c.push(job{topic: topic, in: in})
 }
 
-// subscribeMembers follows a server's member list for memberSubTTL,
+// subscribeMembers follows a server's member list for Options.MemberListTTL,
 // keeping at most memberSubsMax such subscriptions (the one closest to
 // expiry gives way). Run on the queue.
 func (c *conn) subscribeMembers(server chat.ID) {
@@ -439,7 +478,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 	found := false
 	for i := range c.memberSubs {
 		if c.memberSubs[i].server == server {
-			c.memberSubs[i].expires = now.Add(memberSubTTL)
+			c.memberSubs[i].expires = now.Add(c.g.memberTTL)
 			found = true
 		}
 	}
@@ -454,7 +493,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 			evict = c.memberSubs[oldest].server
 			c.memberSubs = append(c.memberSubs[:oldest], c.memberSubs[oldest+1:]...)
 		}
-		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(memberSubTTL)})
+		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(c.g.memberTTL)})
 	}
 	c.armSubTimer(now)
 	c.mu.Unlock()

@@ -33,7 +33,7 @@ func BenchmarkFanoutCPU(b *testing.B) {
 	const burst = 64
 	for _, conns := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprint(conns), func(b *testing.B) {
-			h := newHarness(b, gateway.Options{})
+			h := newHarness(b, gateway.Options{UnauthenticatedPerIP: 1 << 20}) // every client dials from loopback
 			owner, token := h.user("owner")
 			_, general := h.server(owner.ID)
 			clients := startClients(b, h, token, conns)

@@ -43,6 +43,15 @@ const (
 	DefaultKeepalive = 60 * time.Second
 	DefaultSendQueue = 256
 	DefaultMaxPacket = 16 << 10
+	// DefaultMemberListTTL is how long a Subscribe packet follows a
+	// server's member list, as in the reference.
+	DefaultMemberListTTL = 15 * time.Minute
+	// DefaultAuthTimeout is how long a connection may stay open without
+	// authenticating.
+	DefaultAuthTimeout = 10 * time.Second
+	// DefaultUnauthenticatedPerIP is how many connections one address may
+	// hold open before they authenticate.
+	DefaultUnauthenticatedPerIP = 50
 )
 
 // Failed authentication attempts allowed per client address and window.
@@ -66,6 +75,17 @@ type Options struct {
 	// MaxPacket is the largest client frame accepted, in bytes; larger
 	// ones end the connection (close 1009). DefaultMaxPacket when zero.
 	MaxPacket int64
+	// MemberListTTL is how long a Subscribe packet follows a server's
+	// member list; DefaultMemberListTTL when zero.
+	MemberListTTL time.Duration
+	// AuthTimeout is how long a connection may stay open before it
+	// authenticates (token in the URL or an Authenticate packet); it is
+	// then closed (1008). DefaultAuthTimeout when zero.
+	AuthTimeout time.Duration
+	// UnauthenticatedPerIP caps the connections one client address holds
+	// open before they authenticate; more are refused with 429.
+	// DefaultUnauthenticatedPerIP when zero.
+	UnauthenticatedPerIP int
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
@@ -74,10 +94,17 @@ type Gateway struct {
 	app       *app.App
 	log       *slog.Logger
 	keepalive time.Duration
+	memberTTL time.Duration
 	sendQueue int32
 	upgrader  *gws.Upgrader
 	hub       *hub
 	guard     *authGuard
+
+	authTimeout time.Duration
+	perIP       int
+	unauthMu    sync.Mutex
+	unauth      map[string]int // client address → connections not yet authenticated
+
 	// ctx is the context of work done for connections; it outlives
 	// requests since connections do.
 	ctx context.Context
@@ -88,6 +115,11 @@ type Gateway struct {
 	idle   chan struct{} // closed when closed and conns is empty
 
 	scratch []*conn // dispatch's follower buffer; dispatch is serialised
+
+	// beforeLive, set only by tests, runs during a handshake once the
+	// connection follows its topics and before Ready is queued; early
+	// reports how many frames wait for Ready.
+	beforeLive func(early func() int)
 
 	// writers run the connections' rounds; buffers holds batch buffers
 	// for them and for connections writing on their own goroutine.
@@ -117,17 +149,31 @@ func New(opts Options) (*Gateway, error) {
 	if opts.MaxPacket <= 0 {
 		opts.MaxPacket = DefaultMaxPacket
 	}
+	if opts.MemberListTTL <= 0 {
+		opts.MemberListTTL = DefaultMemberListTTL
+	}
+	if opts.AuthTimeout <= 0 {
+		opts.AuthTimeout = DefaultAuthTimeout
+	}
+	if opts.UnauthenticatedPerIP <= 0 {
+		opts.UnauthenticatedPerIP = DefaultUnauthenticatedPerIP
+	}
 	g := &Gateway{
 		app:       opts.App,
 		log:       opts.Log,
 		keepalive: opts.Keepalive,
+		memberTTL: opts.MemberListTTL,
 		sendQueue: int32(min(opts.SendQueue, 1<<30)),
 		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),
 		guard:     newAuthGuard(),
-		ctx:       context.Background(),
-		conns:     make(map[*conn]struct{}),
-		idle:      make(chan struct{}),
+
+		authTimeout: opts.AuthTimeout,
+		perIP:       opts.UnauthenticatedPerIP,
+		unauth:      make(map[string]int),
+		ctx:         context.Background(),
+		conns:       make(map[*conn]struct{}),
+		idle:        make(chan struct{}),
 	}
 	g.buffers.New = func() any { b := make([]byte, 0, 4<<10); return &b }
 	g.writers.start(g, runtime.GOMAXPROCS(0))
@@ -177,26 +223,42 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	ip := clientIP(r)
+	if !g.admit(ip) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "10")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"type":"TooManyRequests","retry_after":10000}`))
+		return
+	}
 	q := r.URL.Query()
 	c := &conn{
 		g:        g,
 		binary:   q.Get("format") == "msgpack",
 		token:    q.Get("token"),
 		sections: readySections(q["ready"]),
-		ip:       clientIP(r),
+		ip:       ip,
 	}
+	c.counted.Store(true)
 	s, err := g.upgrader.Upgrade(w, r)
 	if err != nil {
+		c.authDone()
 		g.log.Debug("events: upgrade failed", "err", err)
 		return
 	}
 	c.ws = newGWSSocket(s)
 	s.Session().Store("", c)
 	if !g.register(c) {
+		c.authDone()
 		c.closeWith(closeGoingAway, "server shutting down")
 		return
 	}
 	c.touch()
+	c.authTimer = time.AfterFunc(g.authTimeout, func() {
+		if !c.authenticated() && !c.closing.Load() {
+			c.closeWith(closePolicy, "not authenticated in time")
+		}
+	})
 	// The read loop runs on a goroutine of its own so this one, whose
 	// stack and buffers grew while net/http parsed the request, ends.
 	go s.ReadLoop()
@@ -214,6 +276,29 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// admit counts a new unauthenticated connection from ip, or reports
+// false when ip already holds the most allowed.
+func (g *Gateway) admit(ip string) bool {
+	g.unauthMu.Lock()
+	defer g.unauthMu.Unlock()
+	if g.unauth[ip] >= g.perIP {
+		return false
+	}
+	g.unauth[ip]++
+	return true
+}
+
+// release uncounts an unauthenticated connection from ip.
+func (g *Gateway) release(ip string) {
+	g.unauthMu.Lock()
+	defer g.unauthMu.Unlock()
+	if n := g.unauth[ip]; n <= 1 {
+		delete(g.unauth, ip)
+	} else {
+		g.unauth[ip] = n - 1
+	}
 }
 
 // register adds c to the open connections, unless shutting down.

@@ -224,7 +224,7 @@ func (h *harness) dial(t *testing.T, query url.Values) *client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, h.url+"?"+query.Encode(), nil)
+	c, _, err := websocket.Dial(ctx, h.url+"?"+query.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -232,7 +232,7 @@ func (h *harness) dial(t *testing.T, query url.Values) *client {
 	cl := &client{t: t, c: c, binary: query.Get("format") == "msgpack",
 		frames: make(chan frame, 1024), closed: make(chan struct{})}
 	go cl.readLoop()
-	t.Cleanup(func() { c.CloseNow() })
+	t.Cleanup(func() { _ = c.CloseNow() })
 	return cl
 }
 

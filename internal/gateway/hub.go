@@ -120,11 +120,3 @@ func (h *hub) followers(buf []*conn, topic string) []*conn {
 	h.mu.RUnlock()
 	return buf
 }
-
-// follows reports whether c follows topic.
-func (h *hub) follows(c *conn, topic string) bool {
-	h.mu.RLock()
-	_, ok := c.topics[topic]
-	h.mu.RUnlock()
-	return ok
-}

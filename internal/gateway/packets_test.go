@@ -217,11 +217,11 @@ func TestSlowReaderDisconnected(t *testing.T) {
 	// The slow client completes the handshake and then never reads.
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
-	slow, _, err := websocket.Dial(ctx, h.url+"?"+url.Values{"token": {slowToken}}.Encode(), nil)
+	slow, _, err := websocket.Dial(ctx, h.url+"?"+url.Values{"token": {slowToken}}.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer slow.CloseNow()
+	defer func() { _ = slow.CloseNow() }()
 	deadline := time.Now().Add(wait)
 	for h.gw.Stats().Connections == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -377,7 +377,7 @@ func TestSuccessfulAuthenticationsNotLimited(t *testing.T) {
 	_, token := h.user("me")
 	for i := 0; i < 30; i++ {
 		cl, _ := h.connect(t, token, "json")
-		cl.c.CloseNow()
+		_ = cl.c.CloseNow()
 	}
 }
 
@@ -392,7 +392,7 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.mustCloseWith(websocket.StatusGoingAway)
-	if _, _, err := websocket.Dial(ctx, h.url, nil); err == nil {
+	if _, _, err := websocket.Dial(ctx, h.url, nil); err == nil { //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 		t.Error("new connection accepted after shutdown")
 	}
 }

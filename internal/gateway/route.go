@@ -38,18 +38,19 @@ func (c *conn) raw(in *incoming) []byte {
 // connection no longer follows (queued before it stopped) are dropped.
 func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 	me := c.me()
-	switch {
-	case topic == event.Private(me):
+	kind, id := event.Parse(topic)
+	switch kind {
+	case event.KindPrivate:
+		if id != me {
+			return nil, false
+		}
 		return c.routePrivate(in)
-	case strings.HasSuffix(topic, "!"):
-		return nil, false
-	case strings.HasSuffix(topic, "u"):
-		if !c.isMember(chat.ID(strings.TrimSuffix(topic, "u"))) {
+	case event.KindMembers:
+		if !c.isMember(id) {
 			return nil, false
 		}
 		return c.dedupe(in), false
 	}
-	id := chat.ID(topic)
 	c.mu.RLock()
 	_, isServer := c.servers[id]
 	_, isChannel := c.channels[id]

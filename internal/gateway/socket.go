@@ -37,6 +37,7 @@ type socket interface {
 const (
 	closeNormal    = 1000 // after Error or Logout
 	closeGoingAway = 1001 // server shutdown: reconnect elsewhere or later
+	closePolicy    = 1008 // no authentication within the deadline
 	closeInternal  = 1011 // a transient failure: reconnect
 	closeTryLater  = 1013 // too many authentication attempts
 )

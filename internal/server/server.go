@@ -30,6 +30,7 @@ import (
 	"ermine/internal/blob/s3"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/embeds"
 	"ermine/internal/files"
 	"ermine/internal/gateway"
 	"ermine/internal/mail"
@@ -38,6 +39,7 @@ import (
 	"ermine/internal/pubsub/nats"
 	"ermine/internal/pubsub/redis"
 	"ermine/internal/ratelimit"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
@@ -53,11 +55,13 @@ type Server struct {
 	log      *slog.Logger
 	listener net.Listener
 	http     *http.Server
-	store    store.Store
-	bus      pubsub.Bus
-	gateway  *gateway.Gateway
-	closers  []func() error // run in reverse order on shutdown
-	done     chan error
+	// metricsAddr is where [metrics] listen was bound, or "".
+	metricsAddr string
+	store       store.Store
+	bus         pubsub.Bus
+	gateway     *gateway.Gateway
+	closers     []func() error // run in reverse order on shutdown
+	done        chan error
 	// App is the node's use cases, for tests that set up state directly.
 	App *app.App
 	// Store is the node's store, for tests that set up state directly.
@@ -114,7 +118,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
-		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords)}
+		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
+		WebhooksOff: !cfg.Webhooks.Enabled}
+	if deps.Slowmodes, err = openSlowmodes(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
@@ -135,6 +143,21 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		}
 		deps.Voice = voice.New(nodes, nil)
 	}
+	ffprobe, err := exec.LookPath("ffprobe")
+	if err != nil {
+		ffprobe = ""
+		log.Info("ffprobe not found: video uploads are described as plain files")
+	}
+	var previews *embeds.Service
+	if e := cfg.Embeds; e.Enabled {
+		previews = embeds.New(embeds.Options{
+			Client: embeds.NewClient(embeds.ClientOptions{UserAgent: e.UserAgent,
+				AllowedPrivateHosts: e.AllowedPrivateHosts, BlockedDomains: e.BlockedDomains}),
+			HTMLBytes: e.HTMLBytes, MediaBytes: e.MediaBytes, YouTubeOEmbed: e.YouTubeOEmbed,
+			ProxyCacheEntries: e.ProxyCacheEntries, FFprobe: ffprobe, Log: log,
+		})
+		deps.Previews, deps.PreviewLinks, deps.PreviewWorkers = previews, e.Links, e.Workers
+	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
 	s.closers = append(s.closers, s.App.Close) // before the store and bus close
@@ -144,17 +167,13 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	})
 
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
-		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket})
+		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket,
+		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP})
 	if err != nil {
 		return nil, err
 	}
 	s.gateway = gw
 
-	ffprobe, err := exec.LookPath("ffprobe")
-	if err != nil {
-		ffprobe = ""
-		log.Info("ffprobe not found: video uploads are described as plain files")
-	}
 	// Upload bodies are spooled on the data disk, not a RAM-backed /tmp.
 	spool := filepath.Join(cfg.Data, "tmp")
 	if err := os.MkdirAll(spool, 0o750); err != nil {
@@ -164,27 +183,72 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		App: s.App, Limiter: limiter, Log: log, Version: Version, FFprobe: ffprobe, TempDir: spool,
 	}))
 
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	// Metrics describe every route's traffic and the process: on the
+	// public port only behind a bearer token, else on [metrics] listen.
+	if cfg.Metrics.Token != "" {
+		mux.Handle("GET /metrics", bearer(cfg.Metrics.Token, metrics))
+	}
 	mux.Handle("/events", gw)
 	mux.Handle("/events/", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
+	if previews != nil {
+		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
+		mux.Handle("/january/", january)
+	}
 	mux.Handle("/", apiHandler)
 
+	if cfg.Metrics.Listen != "" {
+		if err := s.serveMetrics(ctx, cfg.Metrics.Listen, metrics); err != nil {
+			return nil, err
+		}
+	}
+
 	s.http = &http.Server{
-		Handler:           mux,
+		Handler:           limitURL(mux),
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	go func() { s.done <- s.http.Serve(s.listener) }()
+	go func() { s.done <- s.http.Serve(jsonErrors{s.listener}) }()
 	s.startSweeper(ctx, cfg.Files.UnusedFileTTL)
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
 }
+
+// serveMetrics serves GET /metrics on its own address until shutdown.
+func (s *Server) serveMetrics(ctx context.Context, addr string, metrics http.Handler) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics.listen %s: %w", addr, err)
+	}
+	s.metricsAddr = l.Addr().String()
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics listener", "err", err)
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(ctx)
+	})
+	s.log.Info("metrics are served", "url", "http://"+s.metricsAddr+"/metrics")
+	return nil
+}
+
+// MetricsAddr is the address of [metrics] listen once bound, or "".
+func (s *Server) MetricsAddr() string { return s.metricsAddr }
 
 // deletionInterval is how often scheduled account deletions are carried out.
 const deletionInterval = time.Hour
@@ -254,7 +318,7 @@ func storeName(cfg config.Config) string {
 // the server and for admin commands.
 func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if cfg.Database.URL == "" {
-		return sqlite.Open(ctx, cfg.SQLitePath())
+		return sqlite.OpenWith(ctx, cfg.SQLitePath(), sqlite.Options{Synchronous: cfg.Database.SQLiteSynchronous})
 	}
 	return postgres.Open(ctx, cfg.Database.URL)
 }
@@ -284,6 +348,20 @@ func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
 		return ratelimit.NewRedis(goredis.NewClient(opt), "ermine:rl:"), nil
 	}
 	return ratelimit.NewMemory(nil), nil
+}
+
+// openSlowmodes shares slowmode windows through Redis when the nodes
+// share a Redis bus, so a user cannot send once per node; otherwise the
+// app keeps them in memory (nil).
+func openSlowmodes(cfg config.Config) (slowmode.Windows, error) {
+	if cfg.Bus.Kind != config.BusRedis {
+		return nil, nil
+	}
+	opt, err := goredis.ParseURL(cfg.Bus.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bus.url: %w", err)
+	}
+	return slowmode.NewRedis(goredis.NewClient(opt), "ermine:slowmode:"), nil
 }
 
 // openBlobs opens the store for uploads: a directory under the data
@@ -339,7 +417,7 @@ func appLimits(cfg config.Config) app.Limits {
 		Default:    user(l.Default), NewUser: user(l.NewUser),
 		GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds, MessageReplies: l.MessageReplies,
 		MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji, ServerRoles: l.ServerRoles,
-		ServerChannels: l.ServerChannels,
+		ServerChannels: l.ServerChannels, RestrictServerCreation: l.RestrictServerCreation,
 		Uploads: map[string]int64{
 			chat.TagAttachments: cfg.Files.Limits.Attachments, chat.TagAvatars: cfg.Files.Limits.Avatars,
 			chat.TagBackgrounds: cfg.Files.Limits.Backgrounds, chat.TagIcons: cfg.Files.Limits.Icons,
@@ -372,15 +450,66 @@ func rootObject(cfg config.Config, public config.Public) api.Root {
 			Email:      cfg.Email.Enabled(),
 			InviteOnly: cfg.Registration.InviteOnly,
 			Autumn:     api.Feature{Enabled: true, URL: public.FilesURL},
-			// Link previews (january) are not served by this version.
-			January: api.Feature{Enabled: false, URL: ""},
+			// Link previews and the image proxy (the reference's january).
+			January: api.Feature{Enabled: cfg.Embeds.Enabled, URL: januaryURL(cfg, public)},
 			LiveKit: api.VoiceFeature{Enabled: cfg.Voice.Enabled, Nodes: nodes},
+			Limits:  limitsFeature(cfg),
+			LegalLinks: api.LegalLinks{TermsOfService: link(cfg.Legal.TermsOfService),
+				PrivacyPolicy: link(cfg.Legal.PrivacyPolicy), Guidelines: link(cfg.Legal.Guidelines)},
 		},
 		WS:    public.EventsURL,
 		App:   public.AppURL,
 		VAPID: cfg.Push.VAPIDPublicKey,
 		Build: buildInfo(),
 	}
+}
+
+// link is a configured URL as the root object sends it: null when empty.
+func link(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Video limits of the reference's defaults, which Ermine's voice clients
+// are told; only voice_quality and video are configurable.
+var (
+	videoResolution  = [2]int{1080, 720}
+	videoAspectRatio = [2]float64{0.3, 2.5}
+)
+
+// limitsFeature is features.limits of the root object: the configured
+// limits as clients see them.
+func limitsFeature(cfg config.Config) api.LimitsFeature {
+	l, f := cfg.Limits, cfg.Files.Limits
+	uploads := map[string]int64{
+		chat.TagAttachments: f.Attachments, chat.TagAvatars: f.Avatars, chat.TagBackgrounds: f.Backgrounds,
+		chat.TagIcons: f.Icons, chat.TagBanners: f.Banners, chat.TagEmojis: f.Emojis,
+	}
+	user := func(u config.UserLimits) api.UserLimits {
+		return api.UserLimits{OutgoingFriendRequests: u.OutgoingFriendRequests, Bots: u.Bots,
+			MessageLength: u.MessageLength, MessageAttachments: u.MessageAttachments, Servers: u.Servers,
+			VoiceQuality: u.VoiceQuality, Video: u.Video, VideoResolution: videoResolution,
+			VideoAspectRatio: videoAspectRatio, FileUploadSizeLimits: uploads}
+	}
+	return api.LimitsFeature{
+		Global: api.GlobalLimits{GroupSize: l.GroupSize, MessageEmbeds: l.MessageEmbeds,
+			MessageReplies: l.MessageReplies, MessageReactions: l.MessageReactions, ServerEmoji: l.ServerEmoji,
+			ServerRoles: l.ServerRoles, ServerChannels: l.ServerChannels, BodyLimitSize: l.BodyBytes,
+			RestrictServerCreation: l.RestrictServerCreation, NewUserHours: l.NewUserHours},
+		NewUser: user(l.NewUser),
+		Default: user(l.Default),
+	}
+}
+
+// januaryURL is the advertised base of the preview and proxy routes, ""
+// when they are off.
+func januaryURL(cfg config.Config, public config.Public) string {
+	if !cfg.Embeds.Enabled {
+		return ""
+	}
+	return public.EmbedsURL
 }
 
 // buildInfo reads the version control facts the Go toolchain stamped.

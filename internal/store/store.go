@@ -20,6 +20,13 @@ var ErrNotFound = errors.New("store: not found")
 // (an id, a token, a username with its discriminator, an email).
 var ErrConflict = errors.New("store: conflict")
 
+// ErrInvalid is returned when a write holds text a store cannot keep
+// as given: a string holding U+0000 or bytes that are not UTF-8, which
+// PostgreSQL rejects and SQLite would store. Reads with such an argument find nothing. The API refuses
+// such input before it reaches a store; this keeps every store giving
+// the same answer if it ever does.
+var ErrInvalid = errors.New("store: text holds NUL or is not UTF-8")
+
 // Store is the whole storage contract.
 type Store interface {
 	Accounts
@@ -40,6 +47,7 @@ type Store interface {
 	Settings
 	Safety
 	Voice
+	AuditLogs
 
 	// InTx runs fn with a Store whose writes commit together when fn
 	// returns nil and roll back when it returns an error. Rows fn fetches
@@ -175,7 +183,7 @@ type Servers interface {
 	UpdateServer(ctx context.Context, s *chat.Server) error
 	// DeleteServer removes a server and everything that belongs only to it:
 	// its channels (with their messages, invites, unreads and webhooks),
-	// members, bans and invites. Its emoji are kept for the app to detach.
+	// members, bans, invites and audit log. Its emoji are kept for the app to detach.
 	// ErrNotFound if missing.
 	DeleteServer(ctx context.Context, id chat.ID) error
 }
@@ -244,8 +252,9 @@ type Channels interface {
 	FetchSavedMessages(ctx context.Context, user chat.ID) (*chat.Channel, error)
 	// UpdateChannel replaces a stored channel; ErrNotFound if missing.
 	UpdateChannel(ctx context.Context, c *chat.Channel) error
-	// SetLastMessage records the last message of a channel (and makes a
-	// direct message active) without touching its other fields.
+	// SetLastMessage records the last message of a channel, unless a newer
+	// one is recorded, without touching its other fields (a direct
+	// message's active flag is app's to decide).
 	SetLastMessage(ctx context.Context, channel, message chat.ID) error
 	// DeleteChannel removes a channel with its messages, invites, unreads
 	// and webhooks; ErrNotFound if missing.
@@ -287,7 +296,7 @@ const (
 // MessageQuery selects a page of a channel's history.
 type MessageQuery struct {
 	Channel chat.ID
-	Limit   int     // 1..100
+	Limit   int     // at most this many; the caller (app) picks the page size
 	Before  chat.ID // only ids < Before, when set
 	After   chat.ID // only ids > After, when set
 	Sort    string  // SortLatest (newest first, the default) or SortOldest
@@ -302,7 +311,7 @@ type MessageSearch struct {
 	Channel chat.ID
 	Query   string // words to match; empty with Pinned
 	Pinned  bool   // only pinned messages
-	Limit   int
+	Limit   int    // at most this many; the caller (app) picks the page size
 	Before  chat.ID
 	After   chat.ID
 	Sort    string // SortRelevance (default), SortLatest or SortOldest
@@ -431,4 +440,26 @@ type Voice interface {
 	// DeleteVoiceCall removes a channel's call and every participant of
 	// the channel; ErrNotFound if there was no call.
 	DeleteVoiceCall(ctx context.Context, channel chat.ID) error
+}
+
+// AuditLogs keeps each server's record of moderation actions. Entries are
+// written inside the transaction of the change they record.
+type AuditLogs interface {
+	// InsertAuditLogEntry adds an entry; ErrConflict if the id exists.
+	InsertAuditLogEntry(ctx context.Context, e *chat.AuditLogEntry) error
+	// FetchAuditLogEntries returns a server's entries matching q, newest
+	// first.
+	FetchAuditLogEntries(ctx context.Context, q AuditLogQuery) ([]*chat.AuditLogEntry, error)
+}
+
+// AuditLogQuery selects audit log entries of one server. Empty fields do
+// not filter.
+type AuditLogQuery struct {
+	Server chat.ID
+	User   chat.ID  // only actions by this user
+	Target string   // only actions on this object (chat.AuditAction.Target)
+	Types  []string // only these action types
+	Before chat.ID  // only ids < Before
+	After  chat.ID  // only ids > After
+	Limit  int      // 1..100, decided by app
 }

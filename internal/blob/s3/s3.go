@@ -143,31 +143,96 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Open implements blob.Store. It asks for the object's size first, which
-// also tells a missing key apart; the bytes are fetched on first read.
+// Open implements blob.Store. It starts the download, which tells a
+// missing key apart and gives the size of the version being read; a Seek
+// reads on from that same version (by its ETag), or fails once it is
+// gone. (minio's Object asks for the size with a HEAD and reads with a
+// GET that must match the HEAD's ETag, so an overwrite in between failed
+// the read instead of serving one whole version.)
 func (s *Store) Open(ctx context.Context, key string) (blob.Object, error) {
 	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
-	obj, err := s.client.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
+	o := &object{ctx: ctx, core: minio.Core{Client: s.client}, bucket: s.bucket, name: s.prefix + key}
+	body, info, _, err := o.core.GetObject(ctx, o.bucket, o.name, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", key, mapErr(err))
 	}
-	st, err := obj.Stat()
-	if err != nil {
-		_ = obj.Close()
-		return nil, fmt.Errorf("open %s: %w", key, mapErr(err))
-	}
-	return &object{Object: obj, size: st.Size}, nil
+	o.body, o.size, o.etag = body, info.Size, info.ETag
+	return o, nil
 }
 
-// object is a minio object with its size.
+// object is one version of a stored object being read.
 type object struct {
-	*minio.Object
-	size int64
+	ctx          context.Context
+	core         minio.Core
+	bucket, name string
+	size         int64
+	etag         string
+	body         io.ReadCloser // nil after a Seek until the next Read
+	pos          int64
 }
 
 func (o *object) Size() int64 { return o.size }
+
+// Read implements io.Reader; after a Seek it asks for the rest of the same
+// version from the new offset.
+func (o *object) Read(p []byte) (int, error) {
+	if o.body == nil {
+		if o.pos >= o.size {
+			return 0, io.EOF
+		}
+		opts := minio.GetObjectOptions{}
+		if err := opts.SetMatchETag(o.etag); err != nil {
+			return 0, err
+		}
+		if o.pos > 0 { // SetRange(0, 0) would ask for one byte
+			if err := opts.SetRange(o.pos, 0); err != nil {
+				return 0, err
+			}
+		}
+		body, _, _, err := o.core.GetObject(o.ctx, o.bucket, o.name, opts)
+		if err != nil {
+			return 0, fmt.Errorf("read %s at %d: %w", o.name, o.pos, mapErr(err))
+		}
+		o.body = body
+	}
+	n, err := o.body.Read(p)
+	o.pos += int64(n)
+	return n, err
+}
+
+// Seek implements io.Seeker.
+func (o *object) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += o.pos
+	case io.SeekEnd:
+		offset += o.size
+	default:
+		return o.pos, fmt.Errorf("seek: invalid whence %d", whence)
+	}
+	if offset < 0 {
+		return o.pos, fmt.Errorf("seek: negative offset %d", offset)
+	}
+	if offset != o.pos && o.body != nil {
+		_ = o.body.Close()
+		o.body = nil
+	}
+	o.pos = offset
+	return offset, nil
+}
+
+// Close implements io.Closer.
+func (o *object) Close() error {
+	if o.body == nil {
+		return nil
+	}
+	err := o.body.Close()
+	o.body = nil
+	return err
+}
 
 // Exists implements blob.Store.
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {

@@ -27,14 +27,44 @@ var migrations embed.FS
 // readers is the size of the read pool.
 const readers = 4
 
-// Open opens (creating if needed) the database file at path, applies
-// pending migrations and returns the store.
+// Synchronous settings of Options (SQLite's PRAGMA synchronous).
+const (
+	// SyncNormal syncs the WAL at checkpoints only: a commit survives a
+	// crash of the process, but the last commits may be lost to a power
+	// loss or an OS crash (the database stays consistent either way).
+	SyncNormal = "NORMAL"
+	// SyncFull syncs the WAL at every commit: a commit also survives a
+	// power loss, at the cost of one fsync per write transaction.
+	SyncFull = "FULL"
+)
+
+// Options tune how the database is opened.
+type Options struct {
+	// Synchronous is SyncNormal (the default when empty) or SyncFull.
+	Synchronous string
+}
+
+// Open opens (creating if needed) the database file at path with the
+// default options, applies pending migrations and returns the store.
 func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
+	switch strings.ToUpper(o.Synchronous) {
+	case "":
+		o.Synchronous = SyncNormal
+	case SyncNormal, SyncFull:
+		o.Synchronous = strings.ToUpper(o.Synchronous)
+	default:
+		return nil, fmt.Errorf("sqlite: synchronous %q: want NORMAL or FULL", o.Synchronous)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	pragmas := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(on)", "synchronous(NORMAL)"} {
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(on)", "synchronous(" + o.Synchronous + ")"} {
 		pragmas.Add("_pragma", p)
 	}
 	writeDSN := "file:" + path + "?" + pragmas.Encode() + "&_txlock=immediate"

@@ -159,10 +159,6 @@ func (s *DB) SetLastMessage(ctx context.Context, channel, message chat.ID) error
 			return nil
 		}
 		c.LastMessageID = &message
-		if c.ChannelType == chat.ChannelDirectMessage {
-			active := true
-			c.Active = &active
-		}
 		data, err := encode(c)
 		if err != nil {
 			return err

@@ -82,19 +82,9 @@ func (s *DB) FetchMessagesByID(ctx context.Context, channel chat.ID, ids []chat.
 	return manyIn[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id IN (%s) ORDER BY id`, ids, channel)
 }
 
-func clampLimit(n int) int {
-	switch {
-	case n <= 0:
-		return 50
-	case n > 100:
-		return 100
-	}
-	return n
-}
-
 // FetchMessages returns a page of history.
 func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.Message, error) {
-	limit := clampLimit(q.Limit)
+	limit := q.Limit
 	if q.Nearby != "" {
 		half := limit/2 + 1
 		newer, err := many[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id >= ?
@@ -132,7 +122,6 @@ func rangeWhere(channel, before, after chat.ID) (string, []any) {
 
 // SearchMessages finds messages by full-text match or pinned state.
 func (s *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]*chat.Message, error) {
-	q.Limit = clampLimit(q.Limit)
 	if q.Pinned && q.Query == "" {
 		where, args := rangeWhere(q.Channel, q.Before, q.After)
 		order := " ORDER BY id DESC"

@@ -35,7 +35,8 @@ func (s *DB) UpdateServer(ctx context.Context, sv *chat.Server) error {
 	return s.execOne(ctx, `UPDATE servers SET owner_id = ?, data = ? WHERE id = ?`, sv.Owner, data, sv.ID)
 }
 
-// DeleteServer removes a server with its channels, members, bans and invites.
+// DeleteServer removes a server with its channels, members, bans,
+// invites and audit log.
 func (s *DB) DeleteServer(ctx context.Context, id chat.ID) error {
 	return s.within(ctx, func(tx *DB) error {
 		channels, err := tx.ids(ctx, `SELECT id FROM channels WHERE server_id = ?`, id)
@@ -53,6 +54,7 @@ func (s *DB) DeleteServer(ctx context.Context, id chat.ID) error {
 			`DELETE FROM bans WHERE server_id = ?`,
 			`DELETE FROM member_timeouts WHERE server_id = ?`,
 			`DELETE FROM invites WHERE server_id = ?`,
+			`DELETE FROM audit_logs WHERE server_id = ?`,
 		} {
 			if _, err := tx.exec(ctx, q, id); err != nil {
 				return err

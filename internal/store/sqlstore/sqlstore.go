@@ -10,13 +10,16 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -100,7 +103,7 @@ func (c *stmtCache) get(ctx context.Context, pool *sql.DB, q string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if prev, ok := c.m[q]; ok {
-		st.Close()
+		st.Close() //nolint:sqlclosecheck // the loser of a race to prepare q; the winner stays cached
 		return prev
 	}
 	c.m[q] = st
@@ -144,7 +147,10 @@ func (s *DB) stmt(ctx context.Context, q string, write bool) *sql.Stmt {
 // queryRow runs a single-row read through a prepared statement.
 func (s *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	q = s.bind(q)
-	if st := s.stmt(ctx, q, false); st != nil {
+	if hasNUL(args) {
+		return s.r().QueryRowContext(ctx, q, args...)
+	}
+	if st := s.stmt(ctx, q, false); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		return st.QueryRowContext(ctx, args...)
 	}
 	return s.r().QueryRowContext(ctx, q, args...)
@@ -153,7 +159,10 @@ func (s *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // query runs a read through a prepared statement.
 func (s *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	q = s.bind(q)
-	if st := s.stmt(ctx, q, false); st != nil {
+	if hasNUL(args) {
+		return s.r().QueryContext(ctx, q, args...)
+	}
+	if st := s.stmt(ctx, q, false); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		return st.QueryContext(ctx, args...)
 	}
 	return s.r().QueryContext(ctx, q, args...)
@@ -227,19 +236,98 @@ func (s *DB) ids(ctx context.Context, q string, args ...any) ([]chat.ID, error) 
 	return out, rows.Err()
 }
 
-// w returns where writes go; r where reads go.
+// w returns where writes go; r where reads go. Both refuse arguments
+// holding NUL the same way on every engine (see guard).
 func (s *DB) w() Querier {
 	if s.tx != nil {
-		return s.tx
+		return guard{s.tx}
 	}
-	return s.write
+	return guard{s.write}
 }
 
 func (s *DB) r() Querier {
 	if s.tx != nil {
-		return s.tx
+		return guard{s.tx}
 	}
-	return s.read
+	return guard{s.read}
+}
+
+// guard gives arguments holding U+0000 (as text, or as the JSON escape
+// inside a document) or text that is not UTF-8 one meaning on every
+// engine: PostgreSQL rejects them with an error, SQLite would store and
+// compare them. A write fails with store.ErrInvalid; a read finds no rows.
+type guard struct{ q Querier }
+
+// noRows is a query that returns nothing on every engine.
+const noRows = `SELECT 1 WHERE 1 = 0`
+
+func (g guard) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if hasNUL(args) {
+		return nil, store.ErrInvalid
+	}
+	return g.q.ExecContext(ctx, query, args...)
+}
+
+func (g guard) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if hasNUL(args) {
+		return g.q.QueryContext(ctx, noRows)
+	}
+	return g.q.QueryContext(ctx, query, args...)
+}
+
+func (g guard) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if hasNUL(args) {
+		return g.q.QueryRowContext(ctx, noRows)
+	}
+	return g.q.QueryRowContext(ctx, query, args...)
+}
+
+// hasNUL reports whether a query argument is text no engine keeps the
+// same way: a string holding a NUL byte or bytes that are not UTF-8
+// (PostgreSQL rejects both), or a JSON document holding the escape
+// \u0000.
+func hasNUL(args []any) bool {
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			if strings.IndexByte(v, 0) >= 0 || !utf8.ValidString(v) {
+				return true
+			}
+		case chat.ID:
+			if strings.IndexByte(string(v), 0) >= 0 || !utf8.ValidString(string(v)) {
+				return true
+			}
+		case document:
+			if jsonNUL([]byte(v)) {
+				return true
+			}
+		case json.RawMessage:
+			if bytes.IndexByte(v, 0) >= 0 || jsonNUL(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonNUL reports whether JSON text holds the escape \u0000 (preceded by
+// an odd number of backslashes, so not an escaped backslash).
+func jsonNUL(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte(`u0000`))
+		if j < 0 {
+			return false
+		}
+		j += i
+		n := 0
+		for k := j - 1; k >= 0 && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 1 {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // bind rewrites ? placeholders for dialects that number them.
@@ -281,7 +369,10 @@ func (s *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	q = s.bind(q)
 	var res sql.Result
 	var err error
-	if st := s.stmt(ctx, q, true); st != nil {
+	if hasNUL(args) {
+		return nil, store.ErrInvalid
+	}
+	if st := s.stmt(ctx, q, true); st != nil { //nolint:sqlclosecheck // cached; stmtCache.close closes it
 		res, err = st.ExecContext(ctx, args...)
 	} else {
 		res, err = s.w().ExecContext(ctx, q, args...)
@@ -311,13 +402,21 @@ func (s *DB) execOne(ctx context.Context, q string, args ...any) error {
 	return nil
 }
 
-func encode(v any) (string, error) {
+func encode(v any) (document, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("encode document: %w", err)
 	}
-	return string(b), nil
+	return document(b), nil
 }
+
+// document is a JSON document bound to a data column. Its own type lets
+// the NUL guard look for the JSON escape in documents only, not in text
+// that merely spells it.
+type document string
+
+// Value binds the document as text.
+func (d document) Value() (driver.Value, error) { return string(d), nil }
 
 // one reads a single document into a T.
 func one[T any](ctx context.Context, s *DB, q string, args ...any) (*T, error) {
@@ -405,3 +504,16 @@ func millisOrNil(t *chat.Time) any {
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// ConnValue runs a query returning one value on a connection of the
+// write pool and on one of the read pool, for checking per-connection
+// settings (SQLite pragmas) in tests and diagnostics.
+func (s *DB) ConnValue(ctx context.Context, query string) (write, read string, err error) {
+	if err := s.write.QueryRowContext(ctx, query).Scan(&write); err != nil {
+		return "", "", fmt.Errorf("%s: %w", s.d.Name, err)
+	}
+	if err := s.read.QueryRowContext(ctx, query).Scan(&read); err != nil {
+		return "", "", fmt.Errorf("%s: %w", s.d.Name, err)
+	}
+	return write, read, nil
+}

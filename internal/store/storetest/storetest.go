@@ -45,8 +45,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Webhooks", testWebhooks},
 		{"Unreads", testUnreads},
 		{"Settings", testSettings},
+		{"HostileInput", testHostileInput},
+		{"NUL", testNUL},
 		{"Safety", testSafety},
 		{"Voice", testVoice},
+		{"AuditLogs", testAuditLogs},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
 	}
@@ -348,7 +351,7 @@ func testServers(t *testing.T, s store.Store) {
 	owner := chat.NewID()
 	sv := newServer(owner)
 	role := chat.NewID()
-	sv.Roles = map[chat.ID]chat.Role{role: {Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
+	sv.Roles = map[chat.ID]chat.Role{role: {ID: role, Name: "Mods", Permissions: chat.Override{A: 1, D: 2}, Colour: ptr("red"), Rank: 0}}
 	sv.Categories = []chat.Category{{ID: "cat", Title: "Talk", Channels: []chat.ID{chat.NewID()}}}
 	sv.SystemMessages = &chat.SystemMessageChannels{UserJoined: ptr(chat.NewID())}
 	must(t, s.InsertServer(c, sv))
@@ -537,7 +540,7 @@ func testChannels(t *testing.T, s store.Store) {
 	got, err = s.FetchChannel(c, dm.ID)
 	must(t, err)
 	same(t, *got.LastMessageID, m2)
-	same(t, *got.Active, true)
+	same(t, *got.Active, false) // whether a DM is active is not the store's rule
 
 	must(t, s.DeleteChannel(c, dm.ID))
 	_, err = s.FetchChannel(c, dm.ID)
@@ -698,6 +701,9 @@ func testMessageSearch(t *testing.T, s store.Store) {
 	find := func(q store.MessageSearch) []chat.ID {
 		t.Helper()
 		q.Channel = channel
+		if q.Limit == 0 {
+			q.Limit = 50
+		}
 		list, err := s.SearchMessages(c, q)
 		must(t, err)
 		out := make([]chat.ID, len(list))
@@ -781,6 +787,65 @@ func testInvites(t *testing.T, s store.Store) {
 	wantErr(t, s.DeleteInvite(c, si.Code), store.ErrNotFound)
 }
 
+func testAuditLogs(t *testing.T, s store.Store) {
+	c := ctx(t)
+	owner, mod, victim := chat.NewID(), chat.NewID(), chat.NewID()
+	sv := newServer(owner)
+	must(t, s.InsertServer(c, sv))
+	other := chat.NewID()
+	reason := "spam"
+	name := "general"
+	count := 3
+	entries := []*chat.AuditLogEntry{
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditChannelCreate, Channel: chat.NewID(), Name: &name}},
+		{ID: chat.NewID(), Server: sv.ID, User: mod, Reason: &reason, Action: chat.AuditAction{Type: chat.AuditMemberKick, User: victim}},
+		{ID: chat.NewID(), Server: sv.ID, User: mod, Action: chat.AuditAction{Type: chat.AuditBanCreate, User: victim}},
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditMessageBulkDelete, Channel: chat.NewID(), Count: &count}},
+		{ID: chat.NewID(), Server: sv.ID, User: owner, Action: chat.AuditAction{Type: chat.AuditServerEdit, Partial: &chat.Partial{"name": "x"}, Remove: []string{"Icon"}}},
+		{ID: chat.NewID(), Server: other, User: owner, Action: chat.AuditAction{Type: chat.AuditMemberKick, User: victim}},
+	}
+	for _, e := range entries {
+		must(t, s.InsertAuditLogEntry(c, e))
+	}
+	wantErr(t, s.InsertAuditLogEntry(c, entries[0]), store.ErrConflict)
+	rev := func(es ...*chat.AuditLogEntry) []*chat.AuditLogEntry {
+		out := slices.Clone(es)
+		slices.Reverse(out)
+		return out
+	}
+	tests := []struct {
+		name string
+		q    store.AuditLogQuery
+		want []*chat.AuditLogEntry
+	}{
+		{"all, newest first", store.AuditLogQuery{Server: sv.ID, Limit: 50}, rev(entries[:5]...)},
+		{"by user", store.AuditLogQuery{Server: sv.ID, Limit: 50, User: mod}, rev(entries[1], entries[2])},
+		{"by target", store.AuditLogQuery{Server: sv.ID, Limit: 50, Target: string(victim)}, rev(entries[1], entries[2])},
+		{"by types", store.AuditLogQuery{Server: sv.ID, Limit: 50, Types: []string{chat.AuditBanCreate, chat.AuditServerEdit}}, rev(entries[2], entries[4])},
+		{"before", store.AuditLogQuery{Server: sv.ID, Limit: 50, Before: entries[2].ID}, rev(entries[0], entries[1])},
+		{"after", store.AuditLogQuery{Server: sv.ID, Limit: 50, After: entries[2].ID}, rev(entries[3], entries[4])},
+		{"limit", store.AuditLogQuery{Server: sv.ID, Limit: 2}, rev(entries[3], entries[4])},
+		{"other server", store.AuditLogQuery{Server: other, Limit: 50}, entries[5:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.FetchAuditLogEntries(c, tt.q)
+			must(t, err)
+			same(t, got, tt.want)
+		})
+	}
+	// Deleting a server deletes its audit log, and only its.
+	must(t, s.DeleteServer(c, sv.ID))
+	got, err := s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: sv.ID, Limit: 50})
+	must(t, err)
+	if len(got) != 0 {
+		t.Fatalf("entries after server deletion: %d", len(got))
+	}
+	got, err = s.FetchAuditLogEntries(c, store.AuditLogQuery{Server: other, Limit: 50})
+	must(t, err)
+	same(t, got, entries[5:])
+}
+
 func testFiles(t *testing.T, s store.Store) {
 	c := ctx(t)
 	old := chat.TimeOf(time.Now().Add(-2 * time.Hour))
@@ -845,6 +910,23 @@ func testWebhooks(t *testing.T, s store.Store) {
 	same(t, list, []*chat.Webhook{w})
 	must(t, s.DeleteWebhook(c, w.ID))
 	wantErr(t, s.DeleteWebhook(c, w.ID), store.ErrNotFound)
+
+	// Deleting a channel deletes its webhooks, and only its own.
+	owner := chat.NewID()
+	doomed := &chat.Channel{ChannelType: chat.ChannelGroup, ID: chat.NewID(), Name: "doomed", Owner: owner, Recipients: []chat.ID{owner}}
+	kept := &chat.Channel{ChannelType: chat.ChannelGroup, ID: chat.NewID(), Name: "kept", Owner: owner, Recipients: []chat.ID{owner}}
+	must(t, s.InsertChannel(c, doomed))
+	must(t, s.InsertChannel(c, kept))
+	gone := &chat.Webhook{ID: chat.NewID(), Name: "gone", CreatorID: owner, ChannelID: doomed.ID, Permissions: 1, Token: ptr(chat.NewToken(64))}
+	stays := &chat.Webhook{ID: chat.NewID(), Name: "stays", CreatorID: owner, ChannelID: kept.ID, Permissions: 1, Token: ptr(chat.NewToken(64))}
+	must(t, s.InsertWebhook(c, gone))
+	must(t, s.InsertWebhook(c, stays))
+	must(t, s.DeleteChannel(c, doomed.ID))
+	_, err = s.FetchWebhook(c, gone.ID)
+	wantErr(t, err, store.ErrNotFound)
+	got, err = s.FetchWebhook(c, stays.ID)
+	must(t, err)
+	same(t, got, stays)
 }
 
 func testUnreads(t *testing.T, s store.Store) {

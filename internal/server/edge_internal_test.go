@@ -1,0 +1,53 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// FuzzRewriteRawError: whatever is written to a connection, the rewrite
+// either leaves it alone or produces one well-formed HTTP response with
+// a JSON error body and an error status.
+func FuzzRewriteRawError(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 431 Request Header Fields Too Large" + rawErrorHeaders + "431 Request Header Fields Too Large",
+		"HTTP/1.1 400 Bad Request: invalid header value" + rawErrorHeaders + "400 Bad Request: invalid header value",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nok",
+		"HTTP/1.1 501 Not Implemented" + rawErrorHeaders + "Unsupported transfer encoding",
+		"HTTP/1.1 4x1 " + rawErrorHeaders,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, ok := rewriteRawError(in)
+		if !ok {
+			return
+		}
+		res, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(out)), nil)
+		if err != nil {
+			t.Fatalf("rewrite of %q is not a response: %v", in, err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		var m map[string]any
+		if res.StatusCode < 400 || json.Unmarshal(body, &m) != nil || m["type"] != "FailedValidation" {
+			t.Fatalf("rewrite of %q = %d %q", in, res.StatusCode, body)
+		}
+	})
+}
+
+func TestRewriteLeavesResponsesAlone(t *testing.T) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n",
+		"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nx",
+		"some body bytes " + rawErrorHeaders,
+	} {
+		if _, ok := rewriteRawError([]byte(s)); ok {
+			t.Errorf("rewrote %q", s)
+		}
+	}
+}

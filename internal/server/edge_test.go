@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"ermine/internal/apitest"
+	"ermine/internal/config"
+)
+
+// Metrics are never on the public port by default; [metrics] listen
+// serves them on their own address and [metrics] token on the public
+// port behind a bearer token.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	t.Run("default", func(t *testing.T) {
+		h := apitest.Start(t)
+		res := get(t, h.URL+"/metrics", nil)
+		if res.status != http.StatusNotFound || bytes.Contains(res.body, []byte("go_goroutines")) {
+			t.Errorf("/metrics = %d %s", res.status, res.body)
+		}
+		if h.Server.MetricsAddr() != "" {
+			t.Errorf("metrics address = %q with no [metrics] listen", h.Server.MetricsAddr())
+		}
+	})
+	t.Run("listen", func(t *testing.T) {
+		h := apitest.Start(t, func(c *config.Config) { c.Metrics.Listen = "127.0.0.1:0" })
+		h.Get("/", "")
+		res := get(t, "http://"+h.Server.MetricsAddr()+"/metrics", nil)
+		if res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`ermine_http_requests_total{method="GET",route="GET /{$}",status="200"}`)) ||
+			!bytes.Contains(res.body, []byte("go_goroutines")) {
+			t.Errorf("metrics listener = %d\n%.300s", res.status, res.body)
+		}
+		if res := get(t, h.URL+"/metrics", nil); res.status != http.StatusNotFound {
+			t.Errorf("/metrics on the public port = %d", res.status)
+		}
+	})
+	t.Run("token", func(t *testing.T) {
+		h := apitest.Start(t, func(c *config.Config) { c.Metrics.Token = "s3cret-metrics" })
+		for _, auth := range []string{"", "Bearer wrong", "s3cret-metrics", "Bearer s3cret-metricsX"} {
+			res := get(t, h.URL+"/metrics", map[string]string{"Authorization": auth})
+			if res.status != http.StatusUnauthorized || res.json(t)["type"] != "NotAuthenticated" {
+				t.Errorf("Authorization %q: %d %s", auth, res.status, res.body)
+			}
+		}
+		res := get(t, h.URL+"/metrics", map[string]string{"Authorization": "Bearer s3cret-metrics"})
+		if res.status != http.StatusOK || !bytes.Contains(res.body, []byte("go_goroutines")) {
+			t.Errorf("with the token: %d %.200s", res.status, res.body)
+		}
+	})
+}
+
+// Oversized header blocks and URLs get the API's JSON error body with
+// 431 and 414, malformed header values 400, oversized JSON bodies 413;
+// the node keeps answering.
+func TestOversizedRequests(t *testing.T) {
+	t.Parallel()
+	h := apitest.Start(t)
+	addr := strings.TrimPrefix(h.URL, "http://")
+	for _, tc := range []struct {
+		name   string
+		req    string
+		status int
+	}{
+		{"header block over 1 MB", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20+8192) + "\r\n\r\n", 431},
+		{"many headers over 1 MB", "GET / HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-H: "+strings.Repeat("b", 1000)+"\r\n", 1100) + "\r\n", 431},
+		{"URL over 16 KiB", "GET /users/" + strings.Repeat("c", 20000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414},
+		{"NUL in a header value", "GET /users/@me HTTP/1.1\r\nHost: x\r\nX-Session-Token: a\x00b\r\n\r\n", 400},
+		{"malformed request line", "GET\r\n\r\n", 400},
+		{"body over the JSON limit", "POST /auth/account/create HTTP/1.1\r\nHost: x\r\nContent-Length: 1100000\r\n\r\n" +
+			strings.Repeat(" ", 1100000), 413},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := raw(t, addr, tc.req)
+			if res.status != tc.status {
+				t.Fatalf("status %d, want %d: %.200s", res.status, tc.status, res.body)
+			}
+			if ct := res.header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if m := res.json(t); m["type"] != "FailedValidation" || m["error"] == "" {
+				t.Errorf("body %s", res.body)
+			}
+		})
+	}
+	if res := get(t, h.URL+"/healthz", nil); res.status != http.StatusOK {
+		t.Errorf("node after oversized requests: %d", res.status)
+	}
+}
+
+type result struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r result) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not JSON: %q", r.body)
+	}
+	return m
+}
+
+func get(t *testing.T, url string, header map[string]string) result {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return result{res.StatusCode, res.Header, b}
+}
+
+// raw writes a request as bytes (net/http's client refuses to send
+// what these tests need) and reads the answer.
+func raw(t *testing.T, addr, req string) result {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	go func() { _, _ = io.WriteString(c, req) }() // the server may answer before reading it all
+	res, err := http.ReadResponse(bufioReader(c), nil)
+	if err != nil {
+		t.Fatalf("read response: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return result{res.StatusCode, res.Header, b}
+}
+
+func bufioReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
