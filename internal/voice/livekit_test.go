@@ -247,7 +247,7 @@ func connect(t *testing.T, h *apitest.Harness, u *apitest.User) *socket {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {u.Token}}
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.URL, "http")+"/events?"+q.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		t.Fatalf("dial events: %v", err)
 	}
