@@ -809,3 +809,16 @@ func (a *App) syncChannelVoice(ctx context.Context, channel chat.ID) {
 		}
 	}
 }
+
+// disconnectUserEverywhere takes a user out of every call, as when their
+// bot is deleted.
+func (a *App) disconnectUserEverywhere(ctx context.Context, user chat.ID) {
+	mine, err := a.store.FetchUserVoiceParticipants(ctx, user)
+	if err != nil {
+		a.log.ErrorContext(ctx, "fetch voice participants", "user", user, "err", err)
+		return
+	}
+	for _, vp := range mine {
+		a.dropParticipant(ctx, vp)
+	}
+}
