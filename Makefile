@@ -45,6 +45,10 @@ load: ## message send rate, latency at 1,000/s and 1M-message history pages (SQL
 	/tmp/ermine-load --duration 20s --rate 1000 --database '$(PG)'
 	/tmp/ermine-load --send=false --history --database '$(PG)'
 
+scale: ## growth table: Ready, member lists, search, bytes per message vs size (SQLite; PG=... SCALE_DB=$(PG) for PostgreSQL, SCALE_ARGS=--big for 1M messages)
+	go build -o /tmp/ermine-scale ./cmd/ermine-scale
+	/tmp/ermine-scale $(if $(SCALE_DB),--database '$(SCALE_DB)') $(SCALE_ARGS)
+
 fanout: ## events gateway: 10,000 connections in one channel, memory, latency at 5 messages/s, CPU per delivery
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
 	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout

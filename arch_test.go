@@ -81,7 +81,10 @@ var allowed = map[string][]string{
 	"internal/e2e":      {},
 	"cmd/ermine-load":   {"*"},
 	"cmd/ermine-fanout": {"*"},
+	"cmd/ermine-scale":  {"*"},
 	"clients":           {},
+	// web holds the web client's source and its Go test (no code).
+	"web": {},
 }
 
 const (

@@ -11,6 +11,8 @@
 //	                        make n registration invite codes (default 1) and print them
 //	ermine [flags] invite list
 //	                        list the registration invite codes and who used them
+//	ermine plugin validate FILE...
+//	                        check web client plugin manifests (web/PLUGINS.md)
 //
 // Flags: --config file.toml, --listen host:port, --data dir. Every setting
 // can also be given as an ERMINE_* environment variable; see
@@ -35,6 +37,7 @@ import (
 	"ermine/internal/app"
 	"ermine/internal/config"
 	"ermine/internal/server"
+	"ermine/internal/webapp"
 )
 
 func main() {
@@ -84,8 +87,44 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	case "invite":
 		return invite(ctx, cfg, rest, stdout)
+	case "plugin":
+		return plugin(rest, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve, config or invite)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, config, invite or plugin)", cmd)
+}
+
+// plugin runs "plugin validate FILE...": each file must hold a client
+// plugin manifest (revision 1) that the web client's plugin manager
+// would accept; the rules are webapp.ParseManifest's.
+func plugin(args []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[0] != "validate" {
+		return errors.New("plugin: want \"plugin validate FILE...\"")
+	}
+	bad := 0
+	for _, name := range args[1:] {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("plugin validate: %w", err)
+		}
+		m, warnings, err := webapp.ParseManifest(data)
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "%s: warning: %s\n", name, w)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: invalid: %v\n", name, err)
+			bad++
+			continue
+		}
+		state := "enabled"
+		if !m.Enabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(stdout, "%s: valid plugin %s/%s %s (%s)\n", name, m.Namespace, m.ID, m.Version, state)
+	}
+	if bad > 0 {
+		return fmt.Errorf("plugin validate: %d of %d manifests are invalid", bad, len(args)-1)
+	}
+	return nil
 }
 
 // invite runs "invite create [n]" and "invite list" against the store

@@ -13,11 +13,14 @@ func (a *API) fetchMembers(w http.ResponseWriter, r *http.Request, c *app.Caller
 	if err != nil {
 		return err
 	}
-	list, err := a.app.FetchMembers(r.Context(), c, chat.ID(r.PathValue("target")), offline)
+	body, err := a.app.FetchMembersJSON(r.Context(), c, chat.ID(r.PathValue("target")), offline)
 	if err != nil {
 		return err
 	}
-	return respond(w, list)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return nil
 }
 
 // fetchMember handles GET /servers/{target}/members/{member}.

@@ -161,6 +161,7 @@ type App struct {
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
 	previews     *previews      // link preview workers; nil when off
+	members      *memberCache   // encoded member lists of big servers
 }
 
 // New returns an App over its dependencies.
@@ -200,6 +201,7 @@ func New(d Deps) *App {
 		writer:       &messageWriter{store: d.Store},
 	}
 	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
+	a.members = newMemberCache(d.Bus)
 	return a
 }
 
@@ -209,6 +211,7 @@ func New(d Deps) *App {
 func (a *App) Close() error {
 	a.previews.close()
 	a.lastMessages.close()
+	a.members.close()
 	return nil
 }
 

@@ -15,6 +15,9 @@ func (a *App) publish(ctx context.Context, typ string, ev any, topics ...string)
 		a.log.ErrorContext(ctx, "encode event", "type", typ, "err", err)
 		return
 	}
+	// Before the frame leaves: a client told of a change must not then
+	// read the member list from before it.
+	a.members.published(typ, f.JSON, topics)
 	b := f.Marshal()
 	for _, t := range topics {
 		if err := a.bus.Publish(ctx, t, b); err != nil {

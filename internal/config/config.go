@@ -10,6 +10,7 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -413,8 +414,8 @@ func (c Config) SQLitePath() string { return filepath.Join(c.Data, "ermine.db") 
 // PublicURLs returns c.Public with every empty URL derived from addr, the
 // address the server actually listens on (which differs from c.Listen when
 // its port is 0): api http://<addr>, events ws://<addr>/events, files
-// http://<addr>/autumn, embeds http://<addr>/january, and app the same as
-// api.
+// http://<addr>/autumn, embeds http://<addr>/january, and app <api>/app
+// (the embedded web client).
 func (c Config) PublicURLs(addr string) Public {
 	p := c.Public
 	if p.APIURL == "" {
@@ -427,7 +428,7 @@ func (c Config) PublicURLs(addr string) Public {
 		p.FilesURL = "http://" + addr + "/autumn"
 	}
 	if p.AppURL == "" {
-		p.AppURL = p.APIURL
+		p.AppURL = strings.TrimRight(p.APIURL, "/") + "/app"
 	}
 	if p.EmbedsURL == "" {
 		p.EmbedsURL = "http://" + addr + "/january"

@@ -504,7 +504,7 @@ func TestPublicURLs(t *testing.T) {
 	c := config.Default()
 	got := c.PublicURLs("127.0.0.1:5000")
 	want := config.Public{APIURL: "http://127.0.0.1:5000", EventsURL: "ws://127.0.0.1:5000/events",
-		FilesURL: "http://127.0.0.1:5000/autumn", EmbedsURL: "http://127.0.0.1:5000/january", AppURL: "http://127.0.0.1:5000"}
+		FilesURL: "http://127.0.0.1:5000/autumn", EmbedsURL: "http://127.0.0.1:5000/january", AppURL: "http://127.0.0.1:5000/app"}
 	if got != want {
 		t.Errorf("derived = %+v, want %+v", got, want)
 	}

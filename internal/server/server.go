@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,7 @@ import (
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
 	"ermine/internal/voice"
+	"ermine/internal/webapp"
 )
 
 // Version is Ermine's version, reported by GET / and the file service.
@@ -198,7 +200,22 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
 		mux.Handle("/january/", january)
 	}
-	mux.Handle("/", apiHandler)
+	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL,
+		Captcha: cfg.Captcha.Enabled()}
+	if cfg.Embeds.Enabled {
+		webOpts.ProxyURL = public.EmbedsURL
+	}
+	for _, n := range cfg.Voice.Nodes {
+		webOpts.VoiceURLs = append(webOpts.VoiceURLs, n.PublicURL)
+	}
+	web, err := webapp.New(webOpts)
+	if err != nil {
+		return nil, fmt.Errorf("web client: %w", err)
+	}
+	mux.Handle(webapp.Prefix, web)
+	mux.Handle("GET "+strings.TrimSuffix(webapp.Prefix, "/"), web)
+	mux.HandleFunc("GET /invite/{code}", web.Page)
+	mux.Handle("/", rootHandler(apiHandler, web))
 
 	if cfg.Metrics.Listen != "" {
 		if err := s.serveMetrics(ctx, cfg.Metrics.Listen, metrics); err != nil {
@@ -219,6 +236,20 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
+}
+
+// rootHandler gives a browser asking for / (Accept: text/html) the web
+// client's page and everything else to the API, so client libraries keep
+// getting the root object.
+func rootHandler(api http.Handler, web *webapp.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && webapp.WantsPage(r) {
+			web.Page(w, r)
+			return
+		}
+		w.Header().Add("Vary", "Accept")
+		api.ServeHTTP(w, r)
+	})
 }
 
 // serveMetrics serves GET /metrics on its own address until shutdown.

@@ -1,0 +1,74 @@
+// History with infinite scroll: 120 messages are seeded through the API
+// (against an Ermine started without rate limits, by web_test.go), the
+// page shows the newest, and scrolling up loads the older pages until the
+// start of the channel.
+
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+
+const BASE = process.env.ERMINE_URL;
+if (!BASE) throw new Error("ERMINE_URL is not set");
+const SHOTS = process.env.SCREENSHOTS || "screenshots";
+const TOTAL = 120;
+
+async function api(method, route, body, token) {
+  const res = await fetch(BASE + route, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { "x-session-token": token } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+const email = `scroll_${Date.now().toString(36)}@ermine.test`;
+const password = "a long enough password 1";
+await api("POST", "/auth/account/create", { email, password });
+const session = await api("POST", "/auth/session/login", { email, password });
+await api("POST", "/onboard/complete", { username: `scroll_${Date.now().toString(36).slice(-5)}` }, session.token);
+const server = await api("POST", "/servers/create", { name: "Scroll" }, session.token);
+const channel = server.channels[0]._id;
+for (let i = 1; i <= TOTAL; i++) {
+  await api("POST", `/channels/${channel}/messages`, { content: `message number ${i}` }, session.token);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const page = await (await browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
+page.setDefaultTimeout(20_000);
+let failed = false;
+try {
+  await page.goto(`${BASE}/app/`);
+  await page.evaluate((s) => localStorage.setItem("ermine:session", JSON.stringify(s)), { _id: session._id, token: session.token, user_id: session.user_id });
+  await page.goto(`${BASE}/app/server/${server.server._id}/channel/${channel}`);
+  await page.locator(".message .content", { hasText: `message number ${TOTAL}` }).waitFor();
+  const count = () => page.locator(".message").count();
+  const first = await count();
+  if (first >= TOTAL) throw new Error(`the first page already holds ${first} messages`);
+  // Scroll to the top until the start of the channel shows.
+  for (let i = 0; i < 10 && !(await page.getByText("This is the start of").isVisible()); i++) {
+    await page.locator(".history").evaluate((el) => (el.scrollTop = 0));
+    await page.waitForTimeout(300);
+  }
+  await page.locator(".message .content", { hasText: /^message number 1$/ }).waitFor();
+  const all = await count();
+  if (all !== TOTAL) throw new Error(`after scrolling up: ${all} messages, want ${TOTAL}`);
+  const order = await page.locator(".message .content").allTextContents();
+  for (let i = 0; i < TOTAL; i++) {
+    if (order[i] !== `message number ${i + 1}`) throw new Error(`message ${i} is ${order[i]}`);
+  }
+  console.log(`infinite scroll: ${first} messages at first, all ${TOTAL} in order after scrolling up — passed`);
+} catch (err) {
+  failed = true;
+  console.error(`FAILED: ${err?.stack ?? err}`);
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, "scroll.png") }).catch(() => {});
+  console.error(`screenshot: ${path.join(SHOTS, "scroll.png")}`);
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);

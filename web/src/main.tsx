@@ -1,0 +1,15 @@
+import { render } from "solid-js/web";
+import { AppState, pageAPI } from "./state";
+import { App } from "./ui/App";
+import "./styles.css";
+
+// The client state exists before anything renders, logged in or not, so
+// plugins and the console can reach window.state at once.
+const state = new AppState(pageAPI());
+(window as unknown as { state: AppState }).state = state;
+
+render(() => <App state={state} />, document.getElementById("root")!);
+
+// Enabled plugins load after the first render; one that throws is
+// reported and the app goes on.
+state.plugins.init();

@@ -1,0 +1,287 @@
+// The client state, published as window.state as soon as the app loads
+// (logged in or not), for plugins written for the legacy client's
+// `window.state` and for Ermine's own (see web/PLUGINS.md).
+
+import { createSignal, type Accessor } from "solid-js";
+import { API } from "stoat-api";
+import { Client, type Channel, type Message } from "stoat.js";
+import { PluginManager, localStore } from "./plugins/manager";
+
+/** What GET / answers (the contract's RevoltConfig). */
+export interface RootConfig {
+  revolt: string;
+  ws: string;
+  app: string;
+  features: {
+    captcha: { enabled: boolean; key: string };
+    email: boolean;
+    invite_only: boolean;
+    autumn: { enabled: boolean; url: string };
+    january: { enabled: boolean; url: string };
+    livekit?: { enabled: boolean; nodes: { name: string }[] };
+  };
+  build?: { semver?: string };
+}
+
+export interface SavedSession {
+  _id: string;
+  token: string;
+  user_id: string;
+}
+
+/** A button plugins add to every message's actions. */
+export interface MessageAction {
+  label: string;
+  /** Called with the stoat.js Message. */
+  onClick: (message: Message) => void | Promise<void>;
+}
+
+/** A "/name args" command of the message box. */
+export interface SlashCommand {
+  name: string;
+  description?: string;
+  /**
+   * Runs the command. A string returned is sent as the message instead;
+   * nothing returned means the command handled it.
+   */
+  run: (args: string, channel: Channel) => string | void | Promise<string | void>;
+}
+
+export interface Notice {
+  id: number;
+  kind: "info" | "error";
+  text: string;
+}
+
+const SESSION_KEY = "ermine:session";
+
+export class AppState {
+  /** The API's base URL (the page names it; the page's origin otherwise). */
+  readonly apiURL: string;
+  /** The unauthenticated API, for login, registration and invites. */
+  readonly api: API;
+  readonly plugins: PluginManager;
+
+  #config = createSignal<RootConfig | undefined>(undefined);
+  #client = createSignal<Client | undefined>(undefined, { equals: false });
+  #channelId = createSignal<string | undefined>(undefined);
+  #actions = createSignal<MessageAction[]>([]);
+  #commands = createSignal<SlashCommand[]>([]);
+  #notices = createSignal<Notice[]>([]);
+  #noticeSeq = 0;
+
+  constructor(apiURL: string) {
+    patchRateLimits((ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
+    this.apiURL = apiURL.replace(/\/+$/, "");
+    this.api = new API({ baseURL: this.apiURL });
+    this.plugins = new PluginManager(this, {
+      store: localStore(),
+      reload: () => location.reload(),
+      report: (key, message) => this.notify(`Plugin ${key} ${message}`, "error"),
+    });
+  }
+
+  /** The instance's root object (GET /), once fetched. */
+  get config(): RootConfig | undefined {
+    return this.#config[0]();
+  }
+  setConfig(c: RootConfig) {
+    this.#config[1](c);
+  }
+
+  /** The stoat.js Client of the logged-in user, or undefined. */
+  get client(): Client | undefined {
+    return this.#client[0]();
+  }
+
+  /** The id of the channel on screen. */
+  get channelId(): string | undefined {
+    return this.#channelId[0]();
+  }
+  setChannelId(id: string | undefined) {
+    this.#channelId[1](id);
+  }
+  /** The stoat.js Channel on screen. */
+  get channel(): Channel | undefined {
+    const id = this.channelId;
+    return id ? this.client?.channels.get(id) : undefined;
+  }
+
+  /** Adds a button to every message; returns a function removing it. */
+  addMessageAction(action: MessageAction): () => void {
+    if (typeof action?.label !== "string" || typeof action.onClick !== "function") {
+      throw new TypeError("addMessageAction wants { label: string, onClick(message) }");
+    }
+    this.#actions[1]((a) => [...a, action]);
+    return () => this.#actions[1]((a) => a.filter((x) => x !== action));
+  }
+  get messageActions(): Accessor<MessageAction[]> {
+    return this.#actions[0];
+  }
+
+  /** Adds a slash command to the message box; returns a function removing it. */
+  addSlashCommand(command: SlashCommand): () => void {
+    if (!/^[a-z0-9_-]{1,32}$/.test(command?.name ?? "") || typeof command.run !== "function") {
+      throw new TypeError("addSlashCommand wants { name: /^[a-z0-9_-]{1,32}$/, run(args, channel) }");
+    }
+    this.#commands[1]((c) => [...c.filter((x) => x.name !== command.name), command]);
+    return () => this.#commands[1]((c) => c.filter((x) => x !== command));
+  }
+  get slashCommands(): Accessor<SlashCommand[]> {
+    return this.#commands[0];
+  }
+
+  /** Shows a short notice at the bottom of the page. */
+  notify(text: string, kind: Notice["kind"] = "info") {
+    const id = ++this.#noticeSeq;
+    this.#notices[1]((n) => [...n, { id, kind, text }]);
+    setTimeout(() => this.dismiss(id), kind === "error" ? 12000 : 5000);
+  }
+  dismiss(id: number) {
+    this.#notices[1]((n) => n.filter((x) => x.id !== id));
+  }
+  get notices(): Accessor<Notice[]> {
+    return this.#notices[0];
+  }
+
+  /** Fetches the root object (once). */
+  async loadConfig(): Promise<RootConfig> {
+    const have = this.config;
+    if (have) return have;
+    const c = (await this.api.get("/")) as unknown as RootConfig;
+    this.setConfig(c);
+    return c;
+  }
+
+  savedSession(): SavedSession | undefined {
+    try {
+      const s = JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null");
+      return s && typeof s.token === "string" ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** An API authenticated with the session (before the client connects, e.g. onboarding). */
+  sessionAPI(session: SavedSession): API {
+    return new API({ baseURL: this.apiURL, authentication: { revolt: session } });
+  }
+
+  /** Starts the events connection for a session and remembers it. */
+  start(session: SavedSession) {
+    localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+    stopClient(this.client);
+    const client = new Client(
+      { baseURL: this.apiURL, autoReconnect: true, syncUnreads: true },
+      this.config as never,
+    );
+    client.useExistingSession(session);
+    client.on("logout", () => this.forget());
+    // Without a listener the emitter throws on an error event.
+    client.on("error", (err) => console.warn("events connection:", err));
+    client.connect();
+    this.#client[1](client);
+  }
+
+  /** Logs out: ends the session on the server, then forgets it. */
+  async logout() {
+    const client = this.client;
+    if (client) {
+      try {
+        await client.api.post("/auth/session/logout");
+      } catch {
+        // The session may already be gone; forget it anyway.
+      }
+    }
+    this.forget();
+  }
+
+  forget() {
+    localStorage.removeItem(SESSION_KEY);
+    stopClient(this.client);
+    this.#client[1](undefined);
+    this.setChannelId(undefined);
+  }
+}
+
+let patched = false;
+
+/**
+ * Makes every API request (ours and stoat.js's, which share stoat-api's
+ * API class) wait out a rate limit and try again, so a person sees a
+ * short wait rather than an error.
+ */
+function patchRateLimits(onWait: (ms: number) => void) {
+  if (patched) return;
+  patched = true;
+  const proto = API.prototype as unknown as { req: (...args: unknown[]) => Promise<unknown> };
+  const original = proto.req;
+  proto.req = function (this: unknown, ...args: unknown[]) {
+    return retrying(() => original.apply(this, args), onWait);
+  };
+}
+
+/** Stops a client for good: no reconnecting; its error listener stays. */
+function stopClient(client: Client | undefined) {
+  if (!client) return;
+  (client.options as { autoReconnect: boolean }).autoReconnect = false;
+  client.removeAllListeners("logout");
+  client.events.disconnect();
+}
+
+/** The API address the server wrote into the page, or this page's origin. */
+export function pageAPI(): string {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="ermine-api"]')?.content;
+  return meta && meta.length > 0 ? meta : location.origin;
+}
+
+/** The message of what stoat-api throws (the error body text, parsed). */
+export function errorText(err: unknown): string {
+  let body: unknown = err;
+  if (typeof err === "string") {
+    try {
+      body = JSON.parse(err);
+    } catch {
+      return err;
+    }
+  }
+  if (body && typeof body === "object" && "type" in body) {
+    const b = body as Record<string, unknown>;
+    const extra = ["error", "max", "permission", "retry_after"].filter((k) => k in b).map((k) => `${k} ${b[k]}`);
+    return [String(b.type).replace(/([a-z])([A-Z])/g, "$1 $2"), ...extra].join(" · ");
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** The wait a 429 answer asks for (its body's retry_after, in ms), if err is one. */
+export function retryAfter(err: unknown): number | undefined {
+  let body: unknown = err;
+  if (typeof err === "string") {
+    try {
+      body = JSON.parse(err);
+    } catch {
+      return undefined;
+    }
+  }
+  const ms = (body as { retry_after?: unknown } | null)?.retry_after;
+  return typeof ms === "number" && ms >= 0 ? ms : undefined;
+}
+
+/**
+ * Runs a request again after the wait a rate limit asks for (up to 20 s,
+ * three times): the auth routes allow few requests, and a person should
+ * see a short wait, not an error.
+ */
+export async function retrying<T>(request: () => Promise<T>, onWait?: (ms: number) => void): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (err) {
+      const ms = retryAfter(err);
+      if (ms === undefined || ms > 20_000 || attempt >= 3) throw err;
+      onWait?.(ms);
+      await new Promise((r) => setTimeout(r, ms + 50));
+    }
+  }
+}

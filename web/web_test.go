@@ -1,0 +1,310 @@
+package web_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ermine/internal/apitest"
+)
+
+// chromiumPath is Debian's chromium package (apt-get install chromium).
+const chromiumPath = "/usr/bin/chromium"
+
+// need skips, or fails in CI (CI set), when something the suite needs is
+// missing.
+func need(t *testing.T, ok bool, format string, args ...any) {
+	t.Helper()
+	if ok {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s (CI is set, so the web client suite must run)", msg)
+	}
+	t.Skip(msg)
+}
+
+func node(t *testing.T, pkgs ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("node")
+	need(t, err == nil, "node is not installed: the web client tests need Node.js 20.19 or newer")
+	for _, p := range pkgs {
+		_, err := os.Stat(filepath.Join("node_modules", p, "package.json"))
+		need(t, err == nil, "web/node_modules/%s is missing: run `npm ci` in web/ to run the web client tests", p)
+	}
+	return bin
+}
+
+// TestUnit runs the Vitest suite (manifest validation, plugin manager).
+func TestUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the Vitest suite runs Node")
+	}
+	bin := node(t, "vitest")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--reporter=verbose")
+	cmd.Env = append(environ(), "NO_COLOR=1", "FORCE_COLOR=0", "CI=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("vitest:\n%s", out)
+	if err != nil {
+		t.Fatalf("vitest failed: %v", err)
+	}
+	if !bytes.Contains(out, []byte(" passed")) {
+		t.Fatal("vitest passed no test")
+	}
+}
+
+// TestEndToEnd builds Ermine, starts it on a free loopback port with a
+// fresh data directory and drives the web client in headless Chromium as
+// two people would (e2e/e2e.mjs). Screenshots of a failure land in the
+// test's log directory (printed).
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
+	}
+	bin := node(t, "playwright-core")
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	url := startErmine(t, buildErmine(t))
+	runScript(t, bin, url, "e2e.mjs", "] passed")
+}
+
+// TestInfiniteScroll seeds a channel with more messages than a page
+// through the API and scrolls its history up to the start in Chromium
+// (e2e/scroll.mjs). Its Ermine runs without rate limits: seeding 120
+// messages within the messaging limit would take a minute.
+func TestInfiniteScroll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
+	}
+	bin := node(t, "playwright-core")
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	url := startErmine(t, buildErmine(t), "ERMINE_LIMITS_RATE_LIMITS=false")
+	runScript(t, bin, url, "scroll.mjs", "passed")
+}
+
+// TestMailFlows runs e2e/mail.mjs against an Ermine that sends mail to a
+// test mailbox: registration says "check your mail", the links in the
+// verification and password reset mails open the client and work.
+func TestMailFlows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
+	}
+	bin := node(t, "playwright-core")
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	box := apitest.StartSMTP(t, "ermine", "mail-secret")
+	host, port, _ := strings.Cut(box.Addr(), ":")
+	url := startErmine(t, buildErmine(t), "ERMINE_EMAIL_HOST="+host, "ERMINE_EMAIL_PORT="+port, "ERMINE_EMAIL_TLS=none",
+		"ERMINE_EMAIL_USERNAME=ermine", "ERMINE_EMAIL_PASSWORD=mail-secret", "ERMINE_EMAIL_FROM=Ermine <noreply@ermine.test>")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", "mail.mjs"))
+	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+filepath.Join(os.TempDir(), "ermine-web-e2e"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`https?://\S+/app/login/(?:verify|reset)/\S+`)
+	var out strings.Builder
+	passed := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		switch {
+		case line == "MAIL?":
+			m := box.Wait()
+			found := link.FindString(m.Body)
+			if found == "" {
+				t.Errorf("no client link in the mail %q:\n%s", m.Subject, m.Body)
+			}
+			fmt.Fprintln(stdin, found)
+		case strings.HasSuffix(line, "passed"):
+			passed = true
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("mail.mjs:\n%s%s", out.String(), stderr.String())
+	if err != nil || !passed {
+		t.Fatalf("mail.mjs failed: %v", err)
+	}
+}
+
+// runScript runs one e2e/*.mjs script against url and fails the test
+// unless it exits cleanly having printed done.
+func runScript(t *testing.T, bin, url, script, done string) {
+	t.Helper()
+	shots := os.Getenv("ERMINE_E2E_SCREENSHOTS")
+	if shots == "" {
+		shots = filepath.Join(os.TempDir(), "ermine-web-e2e")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", script))
+	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+shots)
+	if shot := os.Getenv("ERMINE_E2E_README_SHOT"); shot != "" {
+		cmd.Env = append(cmd.Env, "README_SHOT="+shot)
+	}
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("%s failed: %v (screenshots in %s)", script, err, shots)
+	}
+	if !bytes.Contains(out, []byte(done)) {
+		t.Fatalf("%s did not reach its end", script)
+	}
+}
+
+func buildErmine(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go is not on PATH: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ermine")
+	cmd := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "./cmd/ermine")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ermine: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startErmine runs the binary on 127.0.0.1:0 with a fresh data directory
+// (and env) and returns the API URL it announces; the test's end stops it.
+func startErmine(t *testing.T, bin string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	cmd.Env = append(append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info"), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start ermine: %v", err)
+	}
+	log := &syncBuffer{}
+	serving := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			_, _ = log.Write(append(line, '\n'))
+			var rec struct{ Msg, API string }
+			if json.Unmarshal(line, &rec) == nil && rec.Msg == "ermine is serving" {
+				select {
+				case serving <- rec.API:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		stopped := make(chan error, 1)
+		go func() { <-done; stopped <- cmd.Wait() }()
+		select {
+		case err := <-stopped:
+			if err != nil {
+				t.Errorf("ermine did not stop cleanly: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("ermine did not stop within 15 s of SIGINT")
+		}
+		if t.Failed() {
+			t.Logf("ermine log:\n%s", log.String())
+		}
+	})
+	select {
+	case url := <-serving:
+		if err := waitHealthy(url); err != nil {
+			t.Fatalf("ermine at %s: %v", url, err)
+		}
+		return url
+	case <-done:
+		t.Fatalf("ermine exited before serving:\n%s", log.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ermine did not start within 30 s:\n%s", log.String())
+	}
+	return ""
+}
+
+func waitHealthy(url string) error {
+	var last error
+	for range 50 {
+		res, err := http.Get(url + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("/healthz answered %d", res.StatusCode)
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.Join(errors.New("not healthy"), last)
+}
+
+// environ is the test's environment without Ermine's own settings nor
+// Node options that would change the runner.
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "ERMINE_") || strings.HasPrefix(kv, "NODE_OPTIONS=") || strings.HasPrefix(kv, "NODE_TEST_CONTEXT=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
