@@ -21,6 +21,9 @@ clients: ## run the real-client suite (revolt.js, stoat.js) against a fresh buil
 	cd clients && npm ci --no-audit --no-fund
 	go test -count=1 -v -run TestClientLibraries ./clients/
 
+livekit: ## build livekit-server v1.13.5 into ~/.cache/ermine for voice (only when absent)
+	bash scripts/livekit.sh
+
 contract: ## refresh internal/api/testdata/unexercised.txt, the contract operations no test exercises
 	ERMINE_CONTRACT_REPORT=$(CURDIR)/internal/api/testdata/unexercised.txt go test -count=1 ./internal/api/
 

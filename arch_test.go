@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	// app: chat, perm and the contracts it is given (store, pubsub, blob),
 	// and the §2 services it calls (auth for passwords and tokens,
 	// presence for online state).
-	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", event, "internal/app/emoji"},
+	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", event, "internal/app/emoji", "internal/voice"},
 	"internal/api":       {chat, app, ratelimit, "internal/api/contract"},
 	"internal/gateway":   {chat, app, pubsub, event, ratelimit},
 	"internal/files":     {chat, app, blob, ratelimit},

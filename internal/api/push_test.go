@@ -213,3 +213,39 @@ func TestWebPushBadInput(t *testing.T) {
 	v := off.NewUser("Gina")
 	wantError(t, off.Do(apitest.Request{Method: "POST", Path: "/push/subscribe", Session: v.Token, Body: good}), 400, "FeatureDisabled")
 }
+
+// TestWebPushCall: a call started in a direct message is pushed to the
+// other side when they are away.
+func TestWebPushCall(t *testing.T) {
+	keys, err := push.GenerateKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := pushtest.Start(t, keys.Public)
+	lk := newFakeLiveKit(t)
+	h := apitest.Start(t, lk.option(), func(c *config.Config) {
+		c.Push = config.Push{VAPIDPublicKey: keys.Public, VAPIDPrivateKey: keys.Private, AllowPrivate: true,
+			Subject: "mailto:ops@ermine.test"}
+	})
+	alice, bob := h.NewUser("Alice"), h.NewUser("Bob")
+	befriend(t, h, alice, bob)
+	sub := svc.Subscribe()
+	subscribe(t, h, bob.Token, sub)
+	dm := h.Get("/users/"+string(bob.ID)+"/dm", alice.Token).Map(t)["_id"].(string)
+	if res := h.Do(apitest.Request{Method: http.MethodPost, Path: "/channels/" + dm + "/join_call", Session: alice.Token,
+		Body: map[string]any{}}); res.Status != http.StatusOK {
+		t.Fatalf("join_call = %d %s", res.Status, res.Body)
+	}
+	if code := webhook(t, h, fakeSecret, joined(dm, alice.ID)); code != http.StatusNoContent && code != http.StatusOK {
+		t.Fatalf("webhook = %d", code)
+	}
+	m := svc.Wait(5 * time.Second)
+	if m.Endpoint != sub.Endpoint {
+		t.Fatalf("pushed to %s", m.Endpoint)
+	}
+	if n := notification(t, m); n["type"] != "Call" || n["author"] != "Alice" || n["channel"] != dm {
+		t.Errorf("call notification = %v", n)
+	}
+	// The caller is not told of their own call.
+	svc.None(300 * time.Millisecond)
+}

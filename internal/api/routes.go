@@ -19,5 +19,6 @@ func (a *API) routes(mux *http.ServeMux) {
 	a.routesMessages(mux)
 	a.routesSafety(mux)
 	a.routesAdmin(mux)
+	a.routesVoice(mux)
 	a.routesWebhooks(mux)
 }

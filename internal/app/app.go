@@ -20,6 +20,7 @@ import (
 	"ermine/internal/pubsub"
 	"ermine/internal/slowmode"
 	"ermine/internal/store"
+	"ermine/internal/voice"
 )
 
 // Limits are the counts and sizes users are held to.
@@ -122,6 +123,9 @@ type Deps struct {
 	// Passwords hashes passwords; argon2id with auth.DefaultParams and
 	// NumCPU concurrent hashes when nil.
 	Passwords *auth.Hasher
+	// Voice reaches the LiveKit nodes behind voice channels; nil when
+	// voice is off (join_call then answers LiveKitUnavailable).
+	Voice voice.Service
 
 	// Previews makes link previews; nil when they are off.
 	Previews LinkPreviewer
@@ -160,6 +164,7 @@ type App struct {
 	mailing    sync.WaitGroup // mails being retried
 	closing    chan struct{}  // closed by Close
 	closeOnce  sync.Once
+	voice      voice.Service
 	// webhooksOff makes every webhook use case answer FeatureDisabled.
 	webhooksOff bool
 
@@ -208,7 +213,7 @@ func New(d Deps) *App {
 	}
 	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff,
+		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff, voice: d.Voice,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		mailRetry: d.MailRetry, closing: make(chan struct{}),
 		nonces:       newNonces(nonceCapacity),

@@ -225,6 +225,7 @@ func (a *App) DeleteBot(ctx context.Context, c *Caller, id chat.ID) error {
 		return err
 	}
 	a.publish(ctx, chat.EvLogout, chat.TypeOnly{Type: chat.EvLogout}, event.Private(id))
+	a.disconnectUserEverywhere(ctx, id)
 	return a.publishUserUpdate(ctx, id, chat.Partial{"username": u.Username, "flags": u.Flags}, slices.Clone(deletedBotClear))
 }
 

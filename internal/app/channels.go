@@ -193,6 +193,7 @@ func (a *App) deleteServerChannel(ctx context.Context, c *Caller, server, id cha
 		return err
 	}
 	a.publish(ctx, chat.EvChannelDelete, chat.IDEvent{Type: chat.EvChannelDelete, ID: id}, event.Of(server))
+	a.closeVoiceChannels(ctx, id)
 	// The server's references to the channel are gone too; say so, so
 	// clients do not keep a dangling id in the channel list or categories.
 	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: server,
@@ -244,6 +245,7 @@ func (a *App) SetChannelRolePermissions(ctx context.Context, c *Caller, id, role
 	}
 	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 		Data: chat.Partial{"role_permissions": ch.RolePermissions}, Clear: []string{}}, event.Of(ch.Server))
+	a.syncChannelVoice(ctx, id)
 	return ch, nil
 }
 
@@ -288,6 +290,7 @@ func (a *App) SetChannelDefaultPermissions(ctx context.Context, c *Caller, id ch
 	}
 	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 		Data: chat.Partial{"default_permissions": next}, Clear: []string{}}, event.Of(ch.Server))
+	a.syncChannelVoice(ctx, id)
 	return ch, nil
 }
 

@@ -210,6 +210,7 @@ func (a *App) RemoveGroupMember(ctx context.Context, c *Caller, groupID, userID 
 	a.publish(ctx, chat.EvChannelGroupLeave, chat.ChannelUserEvent{Type: chat.EvChannelGroupLeave, ID: groupID, User: userID},
 		event.Of(groupID))
 	_, err = a.systemMessage(ctx, groupID, chat.SystemMessage{Type: sysUserRemove, ID: userID, By: c.ID()})
+	a.disconnectUserFrom(ctx, userID, "", groupID)
 	return err
 }
 
@@ -404,6 +405,7 @@ func (a *App) leaveGroup(ctx context.Context, c *Caller, groupID chat.ID, silent
 			return err
 		}
 	}
+	a.disconnectUserFrom(ctx, c.ID(), "", groupID)
 	if silent {
 		return nil
 	}
@@ -447,6 +449,7 @@ func (a *App) setGroupDefaultPermissions(ctx context.Context, c *Caller, ch *cha
 	}
 	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
 		Data: chat.Partial{"permissions": value}, Clear: []string{}}, event.Of(ch.ID))
+	a.syncChannelVoice(ctx, ch.ID)
 	return g, nil
 }
 

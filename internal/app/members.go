@@ -245,8 +245,9 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 			m.CanReceive = &v
 			changed["can_receive"] = v
 		}
-		clear = clearList(slices.DeleteFunc(slices.Clone(data.Remove), func(f string) bool { return f == chat.FieldJoinedAt }),
-			changed, memberWire)
+		clear = clearList(slices.DeleteFunc(slices.Clone(data.Remove), func(f string) bool {
+			return f == chat.FieldJoinedAt || f == chat.FieldVoiceChannel
+		}), changed, memberWire)
 		if len(changed) == 0 && len(clear) == 0 {
 			return nil
 		}
@@ -264,6 +265,21 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 	if len(changed) > 0 || len(clear) > 0 {
 		a.publish(ctx, chat.EvServerMemberUpdate, chat.ServerMemberUpdateEvent{Type: chat.EvServerMemberUpdate,
 			ID: m.ID, Data: changed, Clear: clear}, event.Of(id))
+	}
+	// Voice: roles, timeouts and server mute or deafen change what the
+	// member may do in a call; a move or a kick from voice acts on it.
+	if data.Roles != nil || data.Timeout != nil || data.CanPublish != nil || data.CanReceive != nil ||
+		data.Removes(chat.FieldRoles) || data.Removes(chat.FieldTimeout) ||
+		data.Removes(chat.FieldCanPublish) || data.Removes(chat.FieldCanReceive) {
+		a.syncServerVoice(ctx, id, user)
+	}
+	if data.Removes(chat.FieldVoiceChannel) {
+		a.disconnectUserFrom(ctx, user, id)
+	}
+	if data.VoiceChannel != nil {
+		if err := a.moveMember(ctx, id, user, *data.VoiceChannel); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
@@ -295,7 +311,7 @@ func (x *access) checkMemberEdit(m *chat.Member, self bool, data chat.MemberEdit
 	if data.CanReceive != nil || data.Removes(chat.FieldCanReceive) {
 		need |= perm.DeafenMembers
 	}
-	if data.VoiceChannel != nil {
+	if data.VoiceChannel != nil || data.Removes(chat.FieldVoiceChannel) {
 		need |= perm.MoveMembers
 	}
 	if err := x.require(need); err != nil {
@@ -318,10 +334,6 @@ func (x *access) checkMemberEdit(m *chat.Member, self bool, data chat.MemberEdit
 				}
 			}
 		}
-	}
-	if data.VoiceChannel != nil {
-		// Nobody is in a voice channel on this server version.
-		return chat.ErrNotConnected
 	}
 	return nil
 }
@@ -405,6 +417,7 @@ func (a *App) KickMember(ctx context.Context, c *Caller, id, user chat.ID) error
 		return err
 	}
 	a.memberRemoved(ctx, s, user, chat.LeaveReasonKick)
+	a.disconnectUserFrom(ctx, user, id)
 	return nil
 }
 
@@ -441,6 +454,7 @@ func (a *App) BanUser(ctx context.Context, c *Caller, id, user chat.ID, reason *
 	}
 	if was {
 		a.memberRemoved(ctx, s, user, chat.LeaveReasonBan)
+		a.disconnectUserFrom(ctx, user, id)
 	}
 	return ban, nil
 }

@@ -24,7 +24,7 @@ type Pusher interface {
 // PushNotification is the JSON a notification carries, the shape the
 // web client's service worker shows.
 type PushNotification struct {
-	Type      string `json:"type"` // "Message" or "FriendRequest"
+	Type      string `json:"type"` // "Message", "FriendRequest" or "Call"
 	Author    string `json:"author"`
 	Icon      string `json:"icon"`
 	Image     string `json:"image,omitempty"`
@@ -232,4 +232,26 @@ func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.
 	}
 	a.notify(ctx, []chat.ID{to}, PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
 		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"})
+}
+
+// notifyCall pushes a call that starts in a direct message or group to
+// its other recipients who are away.
+func (a *App) notifyCall(ctx context.Context, ch *chat.Channel, initiator chat.ID) {
+	if a.pusher == nil {
+		return
+	}
+	from, err := a.store.FetchUser(ctx, initiator)
+	if err != nil {
+		a.log.ErrorContext(ctx, "fetch caller for push", "user", initiator, "err", err)
+		return
+	}
+	var to []chat.ID
+	for _, r := range ch.Recipients {
+		if r != initiator {
+			to = append(to, r)
+		}
+	}
+	a.notify(ctx, to, PushNotification{Type: "Call", Author: pushName(from), Icon: a.pushIcon(from),
+		Body: "is calling you", Tag: "call:" + string(ch.ID), Timestamp: a.now().UnixMilli(),
+		URL: fmt.Sprintf("%s/channel/%s", a.appURL, ch.ID), Channel: ch.ID})
 }

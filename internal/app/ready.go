@@ -48,8 +48,8 @@ type ReadyScope struct {
 // with the sections asked for (behaviour.md §1.3): the caller's related
 // users and DM/group partners with the caller's own user last
 // (relationship "User"), their servers, the channels they may view, their
-// own memberships, their servers' emoji, no voice states (no voice
-// support), the policy changes they have not acknowledged and, when asked
+// own memberships, their servers' emoji, who is in the voice
+// channels they see, the policy changes they have not acknowledged and, when asked
 // for, their unreads and settings. Requested arrays are never nil, so they
 // travel as [] when empty. It also records the session as seen now.
 func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections) (*chat.ReadyEvent, *ReadyScope, error) {
@@ -159,7 +159,16 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		}
 	}
 	if sections.VoiceStates {
-		ev.VoiceStates = []chat.VoiceState{}
+		ids := make([]chat.ID, 0, len(scope.Channels))
+		for id := range scope.Channels {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		states, err := a.voiceStates(ctx, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		ev.VoiceStates = states
 	}
 	if sections.PolicyChanges {
 		changes, err := a.readyPolicyChanges(ctx, caller)

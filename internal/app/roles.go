@@ -146,6 +146,7 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 		a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 			RoleID: roleID, Data: changed, Clear: clear}, event.Of(id))
 	}
+	a.syncServerVoice(ctx, id)
 	return &role, nil
 }
 
@@ -206,6 +207,7 @@ func (a *App) DeleteRole(ctx context.Context, c *Caller, id, roleID chat.ID) err
 	}
 	a.publish(ctx, chat.EvServerRoleDelete, chat.ServerRoleDeleteEvent{Type: chat.EvServerRoleDelete, ID: id,
 		RoleID: roleID}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return nil
 }
 
@@ -270,5 +272,6 @@ func (a *App) EditRoleRanks(ctx context.Context, c *Caller, id chat.ID, ranks []
 	}
 	a.publish(ctx, chat.EvServerRoleRanksUpdate, chat.ServerRoleRanksUpdateEvent{Type: chat.EvServerRoleRanksUpdate,
 		ID: id, Ranks: ranks}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return s, nil
 }

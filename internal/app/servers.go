@@ -53,8 +53,18 @@ func (a *App) CreateServer(ctx context.Context, c *Caller, data chat.ServerCreat
 // too late for them, and clients keep their own member from this event
 // (they drop later ServerMemberUpdates of a member they never saw).
 func (a *App) announceJoin(ctx context.Context, s *chat.Server, m *chat.Member, channels []*chat.Channel, emojis []*chat.Emoji) {
+	ids := make([]chat.ID, 0, len(channels))
+	for _, ch := range channels {
+		ids = append(ids, ch.ID)
+	}
+	slices.Sort(ids)
+	states, err := a.voiceStates(ctx, ids)
+	if err != nil {
+		a.log.ErrorContext(ctx, "voice states", "server", s.ID, "err", err)
+		states = []chat.VoiceState{}
+	}
 	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: s.ID,
-		Server: s, Channels: channels, Emojis: emojis}, event.Private(m.ID.User))
+		Server: s, Channels: channels, Emojis: emojis, VoiceStates: states}, event.Private(m.ID.User))
 	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
 		ID: s.ID, User: m.ID.User, Member: m}, event.Private(m.ID.User), event.Of(s.ID))
 }
@@ -317,6 +327,7 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 			return err
 		}
 		a.publish(ctx, chat.EvServerDelete, chat.IDEvent{Type: chat.EvServerDelete, ID: id}, event.Of(id))
+		a.closeVoiceChannels(ctx, x.server.Channels...)
 		return nil
 	}
 	if x.member == nil {
@@ -327,6 +338,7 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 	}
 	a.publish(ctx, chat.EvServerMemberLeave, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
 		ID: id, User: c.ID(), Reason: chat.LeaveReasonLeave}, event.Of(id))
+	a.disconnectUserFrom(ctx, c.ID(), id)
 	if !leaveSilently {
 		a.serverSystemMessage(ctx, x.server, slotLeft, chat.SystemMessage{Type: sysUserLeft, ID: c.ID()})
 	}
@@ -423,6 +435,7 @@ func (a *App) SetDefaultServerPermissions(ctx context.Context, c *Caller, id cha
 	}
 	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 		Data: chat.Partial{"default_permissions": s.DefaultPermissions}, Clear: []string{}}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return s, nil
 }
 
@@ -457,6 +470,7 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 	}
 	a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 		RoleID: roleID, Data: chat.Partial{"permissions": next}, Clear: []string{}}, event.Of(id))
+	a.syncServerVoice(ctx, id)
 	return s, nil
 }
 

@@ -86,8 +86,8 @@ type PongEvent struct {
 
 // VoiceState lists who is in a voice channel.
 type VoiceState struct {
-	ID           ID    `json:"id"`
-	Participants []any `json:"participants"`
+	ID           ID               `json:"id"`
+	Participants []UserVoiceState `json:"participants"`
 }
 
 // ReadyEvent is the initial state of a connection. A section is sent when
@@ -260,6 +260,9 @@ type ServerCreateEvent struct {
 	Server   *Server    `json:"server"`
 	Channels []*Channel `json:"channels"`
 	Emojis   []*Emoji   `json:"emojis"`
+	// VoiceStates lists who is in the server's voice channels the
+	// joiner can see.
+	VoiceStates []VoiceState `json:"voice_states"`
 }
 
 // ServerUpdateEvent carries changed fields of a server.

@@ -30,8 +30,9 @@ const (
 	FieldCanReceive         = "CanReceive"
 	FieldCanPublish         = "CanPublish"
 	FieldJoinedAt           = "JoinedAt"
-	FieldSlowmode           = "Slowmode" // reference 0.12.0
-	FieldPronouns           = "Pronouns" // reference 0.14.0
+	FieldVoiceChannel       = "VoiceChannel" // member edit: disconnect from voice (later reference versions)
+	FieldSlowmode           = "Slowmode"     // reference 0.12.0
+	FieldPronouns           = "Pronouns"     // reference 0.14.0
 )
 
 // MaxSlowmode is the longest slowmode a channel may have, in seconds.
@@ -350,7 +351,7 @@ func (d *MemberEdit) Validate() error {
 		CheckOptionalLength("nickname", d.Nickname, 1, 32),
 		CheckOptionalLength("pronouns", d.Pronouns, 1, MaxPronouns),
 		checkRemove(d.Remove, FieldNickname, FieldAvatar, FieldRoles, FieldTimeout, FieldCanReceive,
-			FieldCanPublish, FieldJoinedAt, FieldPronouns),
+			FieldCanPublish, FieldJoinedAt, FieldPronouns, FieldVoiceChannel),
 	)
 }
 

@@ -46,6 +46,7 @@ import (
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
+	"ermine/internal/voice"
 	"ermine/internal/webapp"
 )
 
@@ -141,6 +142,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if cfg.Push.Enabled() {
 		deps.Pusher = s.startPush(cfg, public.AppURL)
 		deps.FilesURL = public.FilesURL
+	}
+	if cfg.Voice.Enabled && len(cfg.Voice.Nodes) > 0 {
+		nodes := make([]voice.Node, 0, len(cfg.Voice.Nodes))
+		for _, n := range cfg.Voice.Nodes {
+			nodes = append(nodes, voice.Node{Name: n.Name, URL: n.URL, PublicURL: n.PublicURL,
+				APIKey: n.APIKey, APISecret: n.APISecret})
+		}
+		deps.Voice = voice.New(nodes, nil)
 	}
 	ffprobe, err := exec.LookPath("ffprobe")
 	if err != nil {
@@ -467,8 +476,11 @@ func passwordHasher(p config.Passwords) *auth.Hasher {
 
 // rootObject builds GET / from the configuration and public URLs.
 func rootObject(cfg config.Config, public config.Public) api.Root {
-	var nodes []api.VoiceNode
+	nodes := []api.VoiceNode{}
 	for _, n := range cfg.Voice.Nodes {
+		if !cfg.Voice.Enabled {
+			break
+		}
 		nodes = append(nodes, api.VoiceNode{Name: n.Name, Lat: n.Lat, Lon: n.Lon, PublicURL: n.PublicURL})
 	}
 	return api.Root{

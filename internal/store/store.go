@@ -47,6 +47,7 @@ type Store interface {
 	Settings
 	Safety
 	Platform
+	Voice
 	AuditLogs
 
 	// InTx runs fn with a Store whose writes commit together when fn
@@ -472,6 +473,34 @@ type Counts struct {
 type RelayEvent struct {
 	Topic string
 	Frame []byte
+}
+
+// Voice keeps who is connected to voice channels and each channel's call.
+type Voice interface {
+	// SetVoiceParticipant inserts or replaces a participant, keyed by
+	// channel and user.
+	SetVoiceParticipant(ctx context.Context, p *chat.VoiceParticipant) error
+	// FetchVoiceParticipant returns user's participation in channel, or ErrNotFound.
+	FetchVoiceParticipant(ctx context.Context, channel, user chat.ID) (*chat.VoiceParticipant, error)
+	// FetchVoiceParticipants lists the participants of channels, by
+	// channel then user.
+	FetchVoiceParticipants(ctx context.Context, channels []chat.ID) ([]*chat.VoiceParticipant, error)
+	// FetchServerVoiceParticipants lists the participants of a server's
+	// channels, by channel then user.
+	FetchServerVoiceParticipants(ctx context.Context, server chat.ID) ([]*chat.VoiceParticipant, error)
+	// FetchUserVoiceParticipants lists the channels user is connected to.
+	FetchUserVoiceParticipants(ctx context.Context, user chat.ID) ([]*chat.VoiceParticipant, error)
+	// DeleteVoiceParticipant removes user from channel; ErrNotFound if
+	// they were not there.
+	DeleteVoiceParticipant(ctx context.Context, channel, user chat.ID) error
+
+	// SetVoiceCall inserts or replaces a channel's call.
+	SetVoiceCall(ctx context.Context, c *chat.VoiceCall) error
+	// FetchVoiceCall returns a channel's call, or ErrNotFound.
+	FetchVoiceCall(ctx context.Context, channel chat.ID) (*chat.VoiceCall, error)
+	// DeleteVoiceCall removes a channel's call and every participant of
+	// the channel; ErrNotFound if there was no call.
+	DeleteVoiceCall(ctx context.Context, channel chat.ID) error
 }
 
 // AuditLogs keeps each server's record of moderation actions. Entries are

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NUL", testNUL},
 		{"Safety", testSafety},
 		{"Platform", testPlatform},
+		{"Voice", testVoice},
 		{"AuditLogs", testAuditLogs},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
