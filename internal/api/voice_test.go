@@ -381,6 +381,26 @@ func TestJoinCall(t *testing.T) {
 		}
 		e.call(t, owner, http.MethodPut, "/servers/"+sid+"/permissions/default",
 			map[string]any{"permissions": uint64(perm.DefaultServer)}, http.StatusOK)
+		// So do a role given to the member, an edit of its permissions and
+		// its deletion.
+		role := e.call(t, owner, http.MethodPost, "/servers/"+sid+"/roles", map[string]any{"name": "quiet"},
+			http.StatusOK).Map(t)["id"].(string)
+		lk.take("UpdateParticipant")
+		e.call(t, owner, http.MethodPatch, mpath, map[string]any{"roles": []string{role}}, http.StatusOK)
+		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
+			t.Errorf("no UpdateParticipant after a role was given")
+		}
+		e.call(t, owner, http.MethodPut, "/servers/"+sid+"/permissions/"+role,
+			map[string]any{"permissions": map[string]any{"allow": 0, "deny": uint64(perm.Speak)}}, http.StatusOK)
+		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
+			t.Errorf("no UpdateParticipant after a role's permissions changed")
+		} else if p := ups[len(ups)-1]["permission"].(map[string]any); slices.Contains(p["can_publish_sources"].([]any), any("MICROPHONE")) {
+			t.Errorf("microphone still granted with Speak denied: %v", p)
+		}
+		e.call(t, owner, http.MethodDelete, "/servers/"+sid+"/roles/"+role, nil, http.StatusNoContent)
+		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
+			t.Errorf("no UpdateParticipant after the role was deleted")
+		}
 
 		// Move: a new token on the member's private topic, then the move.
 		e.call(t, owner, http.MethodPatch, mpath, map[string]any{"voice_channel": vc2}, http.StatusOK)
