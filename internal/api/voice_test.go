@@ -401,6 +401,28 @@ func TestJoinCall(t *testing.T) {
 		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
 			t.Errorf("no UpdateParticipant after the role was deleted")
 		}
+		// And a change of the roles' ranks.
+		r1 := e.call(t, owner, http.MethodPost, "/servers/"+sid+"/roles", map[string]any{"name": "one"},
+			http.StatusOK).Map(t)["id"].(string)
+		r2 := e.call(t, owner, http.MethodPost, "/servers/"+sid+"/roles", map[string]any{"name": "two"},
+			http.StatusOK).Map(t)["id"].(string)
+		e.call(t, owner, http.MethodPatch, mpath, map[string]any{"roles": []string{r1, r2}}, http.StatusOK)
+		lk.take("UpdateParticipant")
+		e.call(t, owner, http.MethodPatch, "/servers/"+sid+"/roles/ranks", map[string]any{"ranks": []string{r2, r1}}, http.StatusOK)
+		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
+			t.Errorf("no UpdateParticipant after a rank change")
+		}
+		e.call(t, owner, http.MethodPatch, mpath, map[string]any{"remove": []string{"Roles"}}, http.StatusOK)
+		lk.take("UpdateParticipant")
+		// And an edit of the channel's own permissions.
+		e.call(t, owner, http.MethodPut, "/channels/"+vc+"/permissions/default",
+			map[string]any{"permissions": map[string]any{"allow": 0, "deny": uint64(perm.Speak)}}, http.StatusOK)
+		if ups := lk.take("UpdateParticipant"); len(ups) == 0 {
+			t.Errorf("no UpdateParticipant after a channel permission change")
+		}
+		e.call(t, owner, http.MethodPut, "/channels/"+vc+"/permissions/default",
+			map[string]any{"permissions": map[string]any{"allow": 0, "deny": 0}}, http.StatusOK)
+		lk.take("UpdateParticipant")
 
 		// Move: a new token on the member's private topic, then the move.
 		e.call(t, owner, http.MethodPatch, mpath, map[string]any{"voice_channel": vc2}, http.StatusOK)
