@@ -378,7 +378,9 @@ step(
     // The request lets Bob see Alice.
     const aliceSeenByBob = await bob.users.fetch(s.alice.id);
     assert.equal(aliceSeenByBob.username, s.alice.username);
-    assert.equal(aliceSeenByBob.relationship, "Incoming");
+    // Bob's client may hold Alice already (they share a server), so the
+    // status arrives with the UserRelationship event on his own socket.
+    await until(() => aliceSeenByBob.relationship === "Incoming", "Bob's client to see the request");
 
     const accepted = await bob.api.put(`/users/${s.alice.id}/friend`);
     assert.equal(accepted.relationship, "Friend");
