@@ -157,9 +157,9 @@ func TestMailFlows(t *testing.T) {
 	}
 }
 
-// runScript runs one e2e/*.mjs script against url and fails the test
-// unless it exits cleanly having printed done.
-func runScript(t *testing.T, bin, url, script, done string) {
+// runScript runs one e2e/*.mjs script against url (with env added) and
+// fails the test unless it exits cleanly having printed done.
+func runScript(t *testing.T, bin, url, script, done string, env ...string) {
 	t.Helper()
 	shots := os.Getenv("ERMINE_E2E_SCREENSHOTS")
 	if shots == "" {
@@ -168,7 +168,7 @@ func runScript(t *testing.T, bin, url, script, done string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", script))
-	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+shots)
+	cmd.Env = append(append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+shots), env...)
 	if shot := os.Getenv("ERMINE_E2E_README_SHOT"); shot != "" {
 		cmd.Env = append(cmd.Env, "README_SHOT="+shot)
 	}

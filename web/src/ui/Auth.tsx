@@ -90,16 +90,56 @@ export function Login(props: { state: AppState; onSession: (s: SavedSession) => 
   );
 }
 
+/**
+ * The captcha of one form, only when the instance turns captcha on (the
+ * root object's features.captcha): its widget and the answer. An answer
+ * is good for one request, so each request brings a new widget.
+ */
+function useCaptcha(state: AppState, onError: (message: string) => void) {
+  const enabled = () => !!state.config?.features.captcha.enabled;
+  const [token, setToken] = createSignal<string>();
+  const [round, setRound] = createSignal(1);
+  return {
+    /** The answer to send; undefined when captcha is off; throws when it is on and unanswered. */
+    take(): string | undefined {
+      if (!enabled()) return undefined;
+      const answer = token();
+      if (!answer) throw new Error("Please answer the captcha first.");
+      return answer;
+    },
+    /** After a request that used (or could have used) the answer. */
+    renew() {
+      if (!enabled()) return;
+      setToken(undefined);
+      setRound((r) => r + 1);
+    },
+    Widget: () => (
+      <Show when={enabled() && round()} keyed>
+        {(_round: number) => <Captcha siteKey={state.config!.features.captcha.key} onToken={setToken} onError={onError} />}
+      </Show>
+    ),
+  };
+}
+
 /** Only on instances that send mail: a password reset link, or the verification mail again. */
 function MailHelp(props: { state: AppState; email: string }) {
   const [said, setSaid] = createSignal("");
+  // Both routes check a captcha answer when the instance turns captcha on.
+  const captcha = useCaptcha(props.state, setSaid);
   const send = (route: string, done: string) => async () => {
     if (!props.email) {
       setSaid("Type your email address above first.");
       return;
     }
     try {
-      await props.state.api.post(route as never, { email: props.email } as never);
+      const body: Record<string, string> = { email: props.email };
+      const solved = captcha.take();
+      if (solved !== undefined) body.captcha = solved;
+      try {
+        await props.state.api.post(route as never, body as never);
+      } finally {
+        captcha.renew();
+      }
       setSaid(done);
     } catch (err) {
       setSaid(errorText(err));
@@ -107,6 +147,7 @@ function MailHelp(props: { state: AppState; email: string }) {
   };
   return (
     <div class="row wrap">
+      <captcha.Widget />
       <button type="button" onClick={send("/auth/account/reset_password", "If an account uses that address, a reset link is on its way.")}>
         Forgot your password?
       </button>
@@ -126,9 +167,9 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
   const [invite, setInvite] = createSignal("");
   const [error, setError] = createSignal("");
   const [sent, setSent] = createSignal(false);
-  const [captcha, setCaptcha] = createSignal<string>();
   const [busy, setBusy] = createSignal(false);
   const features = () => props.state.config?.features;
+  const captcha = useCaptcha(props.state, setError);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -137,11 +178,13 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
     try {
       const body: Record<string, string> = { email: email(), password: password() };
       if (features()?.invite_only) body.invite = invite().trim();
-      if (features()?.captcha.enabled) {
-        if (!captcha()) throw new Error("Please answer the captcha first.");
-        body.captcha = captcha()!;
+      const solved = captcha.take();
+      if (solved !== undefined) body.captcha = solved;
+      try {
+        await props.state.api.post("/auth/account/create", body as never);
+      } finally {
+        captcha.renew();
       }
-      await props.state.api.post("/auth/account/create", body as never);
       if (features()?.email) {
         setSent(true);
         return;
@@ -189,9 +232,7 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
               <input name="invite" required value={invite()} onInput={(e) => setInvite(e.currentTarget.value)} />
             </label>
           </Show>
-          <Show when={features()?.captcha.enabled}>
-            <Captcha siteKey={features()!.captcha.key} onToken={setCaptcha} onError={setError} />
-          </Show>
+          <captcha.Widget />
           <Show when={error()}>
             <p class="error" role="alert">{error()}</p>
           </Show>
