@@ -3,7 +3,6 @@ package web_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,12 +15,7 @@ import (
 // siteverify here: it accepts each right answer ("good-...") once, with
 // the instance's secret and site key.
 func TestCaptcha(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
-	}
-	bin := node(t, "playwright-core")
-	_, err := os.Stat(chromiumPath)
-	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	bin := browser(t)
 
 	const siteKey, secret = "ermine-site-key", "ermine-captcha-secret"
 	var (

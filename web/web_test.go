@@ -49,6 +49,19 @@ func node(t *testing.T, pkgs ...string) string {
 	return bin
 }
 
+// browser is node for an end-to-end test: it skips under -short, and
+// skips (or fails in CI) without playwright-core (and pkgs) or Chromium.
+func browser(t *testing.T, pkgs ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the end-to-end tests build Ermine and run Chromium")
+	}
+	bin := node(t, append([]string{"playwright-core"}, pkgs...)...)
+	_, err := os.Stat(chromiumPath)
+	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end tests", chromiumPath)
+	return bin
+}
+
 // TestUnit runs the Vitest suite (manifest validation, plugin manager).
 func TestUnit(t *testing.T) {
 	if testing.Short() {
@@ -74,12 +87,7 @@ func TestUnit(t *testing.T) {
 // two people would (e2e/e2e.mjs). Screenshots of a failure land in the
 // test's log directory (printed).
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
-	}
-	bin := node(t, "playwright-core")
-	_, err := os.Stat(chromiumPath)
-	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	bin := browser(t)
 	url := startErmine(t, buildErmine(t))
 	runScript(t, bin, url, "e2e.mjs", "] passed")
 }
@@ -89,12 +97,7 @@ func TestEndToEnd(t *testing.T) {
 // (e2e/scroll.mjs). Its Ermine runs without rate limits: seeding 120
 // messages within the messaging limit would take a minute.
 func TestInfiniteScroll(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
-	}
-	bin := node(t, "playwright-core")
-	_, err := os.Stat(chromiumPath)
-	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	bin := browser(t)
 	url := startErmine(t, buildErmine(t), "ERMINE_LIMITS_RATE_LIMITS=false")
 	runScript(t, bin, url, "scroll.mjs", "passed")
 }
@@ -103,12 +106,7 @@ func TestInfiniteScroll(t *testing.T) {
 // test mailbox: registration says "check your mail", the links in the
 // verification and password reset mails open the client and work.
 func TestMailFlows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the end-to-end test builds Ermine and runs Chromium")
-	}
-	bin := node(t, "playwright-core")
-	_, err := os.Stat(chromiumPath)
-	need(t, err == nil, "%s is missing: apt-get install chromium to run the end-to-end test", chromiumPath)
+	bin := browser(t)
 	box := apitest.StartSMTP(t, "ermine", "mail-secret")
 	host, port, _ := strings.Cut(box.Addr(), ":")
 	url := startErmine(t, buildErmine(t), "ERMINE_EMAIL_HOST="+host, "ERMINE_EMAIL_PORT="+port, "ERMINE_EMAIL_TLS=none",

@@ -1,16 +1,11 @@
 package voice_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -27,110 +22,21 @@ import (
 	"ermine/internal/apitest"
 	"ermine/internal/config"
 	"ermine/internal/perm"
-)
-
-// livekitBinary finds livekit-server: $ERMINE_TEST_LIVEKIT, else the
-// cache scripts/livekit.sh builds into. Without it the test skips, or
-// fails under CI.
-func livekitBinary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("ERMINE_TEST_LIVEKIT")
-	if bin == "" {
-		home, _ := os.UserHomeDir()
-		bin = filepath.Join(home, ".cache", "ermine", "livekit-server-v1.13.5", "livekit-server")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("livekit-server not found at %s (build it with scripts/livekit.sh or set ERMINE_TEST_LIVEKIT)", bin)
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
-func freePort(t *testing.T, network string) int {
-	t.Helper()
-	if network == "udp" {
-		c, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		return c.LocalAddr().(*net.UDPAddr).Port
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-const (
-	lkKey    = "APIermine"
-	lkSecret = "ermine-integration-secret-of-enough-length"
+	"ermine/internal/voice/voicetest"
 )
 
 // TestLiveKit joins a call through Ermine, connects to a real LiveKit
 // server with the token as a participant, publishes audio and watches
 // the voice events arrive on an Ermine WebSocket.
 func TestLiveKit(t *testing.T) {
-	bin := livekitBinary(t)
-	port, rtcTCP, rtcUDP := freePort(t, "tcp"), freePort(t, "tcp"), freePort(t, "udp")
-	lkURL := fmt.Sprintf("http://127.0.0.1:%d", port)
-
+	lk := voicetest.New(t)
 	h := apitest.Start(t, func(c *config.Config) {
 		c.Limits.RateLimits = false
 		c.Voice.Enabled = true
-		c.Voice.Nodes = []config.VoiceNode{{Name: "local", URL: lkURL, PublicURL: fmt.Sprintf("ws://127.0.0.1:%d", port),
-			APIKey: lkKey, APISecret: lkSecret}}
+		c.Voice.Nodes = []config.VoiceNode{{Name: "local", URL: lk.URL, PublicURL: lk.PublicURL,
+			APIKey: voicetest.Key, APISecret: voicetest.Secret}}
 	})
-
-	conf := fmt.Sprintf(`port: %d
-bind_addresses: ["127.0.0.1"]
-rtc:
-  tcp_port: %d
-  udp_port: %d
-  use_external_ip: false
-  enable_loopback_candidate: true
-keys:
-  %s: %s
-webhook:
-  api_key: %s
-  urls: ["%s%s"]
-logging:
-  level: warn
-`, port, rtcTCP, rtcUDP, lkKey, lkSecret, lkKey, h.URL, api.VoiceWebhookPath)
-	cfgPath := filepath.Join(t.TempDir(), "livekit.yaml")
-	if err := os.WriteFile(cfgPath, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--config", cfgPath)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("livekit-server output:\n%s", logs.String())
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get(lkURL)
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("livekit-server did not answer on %s: %v", lkURL, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	lk.Start(t, h.URL+api.VoiceWebhookPath)
 
 	owner, guest := h.NewUser("speaker"), h.NewUser("listener")
 	var created struct {
@@ -211,7 +117,7 @@ logging:
 	var gt struct{ Token, URL string }
 	do(t, h, guest, http.MethodPost, "/channels/"+vc.ID+"/join_call", map[string]any{}, &gt)
 	claims := jwt.MapClaims{}
-	if _, err := jwt.ParseWithClaims(gt.Token, claims, func(*jwt.Token) (any, error) { return []byte(lkSecret), nil }); err != nil {
+	if _, err := jwt.ParseWithClaims(gt.Token, claims, func(*jwt.Token) (any, error) { return []byte(voicetest.Secret), nil }); err != nil {
 		t.Fatal(err)
 	}
 	video := claims["video"].(map[string]any)

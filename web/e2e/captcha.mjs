@@ -8,7 +8,7 @@
 // renews the widget, and succeeds with a right one; "Forgot your
 // password?" on the login page asks for its own answer too.
 
-import { chromium } from "playwright-core";
+import { launch } from "./lib.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 
@@ -47,10 +47,7 @@ const widget = `(() => {
   window[new URL(document.currentScript.src).searchParams.get("onload")]();
 })();`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const pageErrors = [];
 const widgetLoads = [];
 let page;

@@ -5,7 +5,7 @@
 // (default e2e/screenshots); README_SHOT, when set, is where the
 // screenshot for the README is written.
 
-import { chromium } from "playwright-core";
+import { apiAt, launch } from "./lib.mjs";
 import { mkdirSync, readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { createHmac } from "node:crypto";
@@ -69,23 +69,7 @@ function png(w, h) {
   ]);
 }
 
-/** A request as a client library makes it; waits out a 429 (the auth routes allow 3 in 10 s). */
-async function api(method, route, body, token, headers = {}) {
-  for (;;) {
-    const res = await fetch(BASE + route, {
-      method,
-      headers: { "content-type": "application/json", ...(token ? { "x-session-token": token } : {}), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status === 429) {
-      await new Promise((r) => setTimeout(r, JSON.parse(text).retry_after + 50));
-      continue;
-    }
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
-}
+const api = apiAt(BASE);
 
 /** The TOTP code (RFC 6238: SHA-1, 6 digits, 30 s) of a base32 secret at a time. */
 function totp(secret, at = Date.now()) {
@@ -132,10 +116,7 @@ async function registerInUI(page, email, username, fromLogin = true) {
   await page.getByRole("button", { name: "Continue" }).click();
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 
 let failed = false;
 try {

@@ -5,7 +5,7 @@
 // an SMTP mailbox: for each link this script prints "MAIL?" and reads the
 // link the test found in the mail from its standard input.
 
-import { chromium } from "playwright-core";
+import { launch } from "./lib.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
@@ -21,10 +21,7 @@ async function mailLink() {
   return value.trim();
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const page = await (await browser.newContext()).newPage();
 page.setDefaultTimeout(20_000);
 const email = `mail_${Date.now().toString(36)}@ermine.test`;

@@ -3,7 +3,7 @@
 // page shows the newest, and scrolling up loads the older pages until the
 // start of the channel.
 
-import { chromium } from "playwright-core";
+import { apiAt, launch } from "./lib.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 
@@ -12,16 +12,7 @@ if (!BASE) throw new Error("ERMINE_URL is not set");
 const SHOTS = process.env.SCREENSHOTS || "screenshots";
 const TOTAL = 120;
 
-async function api(method, route, body, token) {
-  const res = await fetch(BASE + route, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { "x-session-token": token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = apiAt(BASE);
 
 const email = `scroll_${Date.now().toString(36)}@ermine.test`;
 const password = "a long enough password 1";
@@ -34,10 +25,7 @@ for (let i = 1; i <= TOTAL; i++) {
   await api("POST", `/channels/${channel}/messages`, { content: `message number ${i}` }, session.token);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const page = await (await browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
 page.setDefaultTimeout(20_000);
 let failed = false;

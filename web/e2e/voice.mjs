@@ -7,7 +7,7 @@
 // (webhooks) and Ermine tells Bob, VoiceChannelJoin, UserVoiceStateUpdate
 // (publishing) then, after "Leave voice", VoiceChannelLeave. Screenshots of a failure go to SCREENSHOTS.
 
-import { chromium } from "playwright-core";
+import { apiAt, launch } from "./lib.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 
@@ -19,23 +19,7 @@ const run = Date.now().toString(36).slice(-5);
 const started = Date.now();
 const step = (name) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${name}`);
 
-/** A request as a client library makes it; waits out a 429 (the auth routes allow 3 in 10 s). */
-async function api(method, route, body, token) {
-  for (;;) {
-    const res = await fetch(BASE + route, {
-      method,
-      headers: { "content-type": "application/json", ...(token ? { "x-session-token": token } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status === 429) {
-      await new Promise((r) => setTimeout(r, JSON.parse(text).retry_after + 50));
-      continue;
-    }
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  }
-}
+const api = apiAt(BASE);
 
 /** Registers, logs in and onboards a person; returns the login answer (the client's saved session). */
 async function person(name) {
@@ -47,15 +31,8 @@ async function person(name) {
   return session;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-    // A microphone without a device or a prompt: a generated tone.
-    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-  ],
-});
+// A microphone without a device or a prompt: a generated tone.
+const browser = await launch(["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]);
 const pages = [];
 const pageErrors = [];
 let failed = false;
