@@ -25,49 +25,44 @@ func (s *Service) Handler(version string, slots int) http.Handler {
 		slots = 16
 	}
 	sem := make(chan struct{}, slots)
-	acquire := func(ctx context.Context) bool {
-		select {
-		case sem <- struct{}{}:
-			return true
-		case <-ctx.Done():
-			return false
+	// fetching answers a request for ?url= with serve, which runs while
+	// the request holds a slot; serve's error becomes the error body. A
+	// request without a url is refused; one whose client leaves while it
+	// waits gets nothing.
+	fetching := func(serve func(ctx context.Context, w http.ResponseWriter, raw string) error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			raw := r.URL.Query().Get("url")
+			if raw == "" {
+				s.writeError(w, r, chat.ErrProxyError)
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-r.Context().Done():
+				return
+			}
+			defer func() { <-sem }()
+			if err := serve(r.Context(), w, raw); err != nil {
+				s.writeError(w, r, err)
+			}
 		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"january": version})
 	})
-	mux.HandleFunc("GET /embed", func(w http.ResponseWriter, r *http.Request) {
-		raw := r.URL.Query().Get("url")
-		if raw == "" {
-			s.writeError(w, r, chat.ErrProxyError)
-			return
-		}
-		if !acquire(r.Context()) {
-			return
-		}
-		defer func() { <-sem }()
-		e, err := s.Embed(r.Context(), raw)
+	mux.HandleFunc("GET /embed", fetching(func(ctx context.Context, w http.ResponseWriter, raw string) error {
+		e, err := s.Embed(ctx, raw)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		writeJSON(w, http.StatusOK, e)
-	})
-	mux.HandleFunc("GET /proxy", func(w http.ResponseWriter, r *http.Request) {
-		raw := r.URL.Query().Get("url")
-		if raw == "" {
-			s.writeError(w, r, chat.ErrProxyError)
-			return
-		}
-		if !acquire(r.Context()) {
-			return
-		}
-		defer func() { <-sem }()
-		m, err := s.Proxy(r.Context(), raw)
+		return nil
+	}))
+	mux.HandleFunc("GET /proxy", fetching(func(ctx context.Context, w http.ResponseWriter, raw string) error {
+		m, err := s.Proxy(ctx, raw)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		h := w.Header()
 		h.Set("Content-Type", m.ContentType)
@@ -78,7 +73,8 @@ func (s *Service) Handler(version string, slots int) http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(m.Body)
-	})
+		return nil
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Nothing here depends on who asks, so any origin may read it.
 		w.Header().Set("Access-Control-Allow-Origin", "*")
