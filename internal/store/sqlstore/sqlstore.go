@@ -21,6 +21,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"ermine/internal/chat"
 	"ermine/internal/store"
 )
@@ -65,13 +67,17 @@ type DB struct {
 	// parsing and planning the same statement on every call, which was a
 	// seventh of the CPU time of sending a message on SQLite.
 	wstmts, rstmts *stmtCache
+
+	// channelLists are servers' channels kept decoded (channel_lists.go).
+	channelLists *lru.Cache[chat.ID, channelList]
 }
 
 // New returns a store over the given pools. read may equal write. close
 // is called by Close.
 func New(d *Dialect, write, read *sql.DB, close func() error) *DB {
 	return &DB{d: d, write: write, read: read, close: close, binds: new(sync.Map),
-		wstmts: &stmtCache{m: map[string]*sql.Stmt{}}, rstmts: &stmtCache{m: map[string]*sql.Stmt{}}}
+		wstmts: &stmtCache{m: map[string]*sql.Stmt{}}, rstmts: &stmtCache{m: map[string]*sql.Stmt{}},
+		channelLists: newChannelLists()}
 }
 
 // maxStmts bounds each pool's statement cache. Statements built with a
