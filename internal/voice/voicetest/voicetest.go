@@ -29,7 +29,7 @@ type LiveKit struct {
 	URL       string // its API, http://127.0.0.1:port
 	PublicURL string // where clients connect, ws://127.0.0.1:port
 
-	bin                string
+	bin                  string
 	port, rtcTCP, rtcUDP int
 }
 
