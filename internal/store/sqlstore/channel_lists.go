@@ -40,20 +40,7 @@ func (s *DB) FetchServersChannels(ctx context.Context, servers []chat.ID) (map[c
 	out := make(map[chat.ID][]*chat.Channel, len(servers))
 	versions := make(map[chat.ID]int64, len(servers))
 	for chunk := range chunks(servers) {
-		rows, err := s.query(ctx, fmt.Sprintf(`SELECT id, channels_version FROM servers WHERE id IN (%s)`, placeholders(len(chunk))), idArgs(chunk)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id chat.ID
-			var v int64
-			if err := rows.Scan(&id, &v); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			versions[id] = v
-		}
-		if err := rows.Close(); err != nil {
+		if err := s.channelVersions(ctx, chunk, versions); err != nil {
 			return nil, err
 		}
 	}
@@ -67,26 +54,7 @@ func (s *DB) FetchServersChannels(ctx context.Context, servers []chat.ID) (map[c
 	}
 	read := make(map[chat.ID][]*chat.Channel, len(stale))
 	for chunk := range chunks(stale) {
-		rows, err := s.query(ctx, fmt.Sprintf(`SELECT server_id, data FROM channels WHERE server_id IN (%s) ORDER BY server_id, id`,
-			placeholders(len(chunk))), idArgs(chunk)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id chat.ID
-			var data []byte
-			if err := rows.Scan(&id, &data); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			c := new(chat.Channel)
-			if err := json.Unmarshal(data, c); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("decode document: %w", err)
-			}
-			read[id] = append(read[id], c)
-		}
-		if err := rows.Close(); err != nil {
+		if err := s.serverChannels(ctx, chunk, read); err != nil {
 			return nil, err
 		}
 	}
@@ -104,6 +72,47 @@ func (s *DB) FetchServersChannels(ctx context.Context, servers []chat.ID) (map[c
 		}
 	}
 	return out, nil
+}
+
+// channelVersions reads the channels_version of servers into versions.
+func (s *DB) channelVersions(ctx context.Context, servers []chat.ID, versions map[chat.ID]int64) error {
+	rows, err := s.query(ctx, fmt.Sprintf(`SELECT id, channels_version FROM servers WHERE id IN (%s)`, placeholders(len(servers))), idArgs(servers)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id chat.ID
+		var v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			return err
+		}
+		versions[id] = v
+	}
+	return rows.Err()
+}
+
+// serverChannels reads the channels of servers into lists, oldest first.
+func (s *DB) serverChannels(ctx context.Context, servers []chat.ID, lists map[chat.ID][]*chat.Channel) error {
+	rows, err := s.query(ctx, fmt.Sprintf(`SELECT server_id, data FROM channels WHERE server_id IN (%s) ORDER BY server_id, id`,
+		placeholders(len(servers))), idArgs(servers)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id chat.ID
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			return err
+		}
+		c := new(chat.Channel)
+		if err := json.Unmarshal(data, c); err != nil {
+			return fmt.Errorf("decode document: %w", err)
+		}
+		lists[id] = append(lists[id], c)
+	}
+	return rows.Err()
 }
 
 // chunks splits ids into IN lists of at most maxIn.

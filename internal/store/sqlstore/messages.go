@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 
@@ -131,12 +130,7 @@ func (s *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]*chat
 		return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE `+where+` AND pinned = 1`+order+` LIMIT ?`,
 			append(args, q.Limit)...)
 	}
-	var rows *sql.Rows
-	rows, err := s.d.Search(ctx, s.r(), q)
-	if err != nil {
-		return nil, err
-	}
-	return scanDocs[chat.Message](rows)
+	return s.searchText(ctx, q)
 }
 
 // UpdateMessage replaces a message.

@@ -39,9 +39,11 @@ type Dialect struct {
 	// that load-change-save is safe against concurrent writers. SQLite
 	// leaves it empty: its write transactions are already exclusive.
 	LockRows string
-	// Search runs a full-text search of message content and returns
-	// message documents (the data column) in the order asked for.
-	Search func(ctx context.Context, q Querier, s store.MessageSearch) (*sql.Rows, error)
+	// Search runs a full-text search of message content in s.Channel
+	// (with s's range and pinned filter) and returns up to window matches
+	// as rows of (id, content), newest first or oldest first as
+	// SearchWalk(s.Sort) says. The store orders and pages them.
+	Search func(ctx context.Context, q Querier, s store.MessageSearch, window int) (*sql.Rows, error)
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common.

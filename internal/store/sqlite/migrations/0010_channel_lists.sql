@@ -1,5 +1,0 @@
--- Each server counts the writes to its channels, in the same transaction
--- as the write: a node that keeps a server's channels in memory reads
--- this one number to know whether they are still current, whichever node
--- changed them.
-ALTER TABLE servers ADD COLUMN channels_version INTEGER NOT NULL DEFAULT 0;
