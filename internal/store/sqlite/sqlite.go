@@ -17,6 +17,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"ermine/internal/chat"
 	"ermine/internal/store"
 	"ermine/internal/store/sqlstore"
 )
@@ -105,6 +106,7 @@ var dialect = &sqlstore.Dialect{
 	Name:       "sqlite",
 	IsConflict: isConflict,
 	Search:     search,
+	ByAuthor:   byAuthor,
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)
@@ -144,6 +146,15 @@ func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, wind
 	query := `SELECT m.id, m.content FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
 		WHERE messages_fts MATCH ?` + where + ` ORDER BY f.rowid ` + sqlstore.SearchWalk(s.Sort) + ` LIMIT ?`
 	return q.QueryContext(ctx, query, append(append([]any{match}, args...), window)...)
+}
+
+// byAuthor finds an author's messages through the author's token in the
+// full-text index (the table keeps no index on authors: they are asked
+// for only by a data export or an account's wipe).
+func byAuthor(author, after chat.ID, limit int) (string, []any) {
+	match := `author_id : "` + strings.ReplaceAll(string(author), `"`, `""`) + `"`
+	return `SELECT m.id, m.channel_id, m.author_id, m.content, m.data FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		WHERE messages_fts MATCH ? AND m.id > ? ORDER BY m.id LIMIT ?`, []any{match, string(after), limit}
 }
 
 // Backup writes a consistent copy of the database at path to dest (which

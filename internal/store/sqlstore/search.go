@@ -95,7 +95,7 @@ func (s *DB) searchText(ctx context.Context, q store.MessageSearch) ([]*chat.Mes
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	found, err := manyIn[chat.Message](ctx, s, `SELECT data FROM messages WHERE id IN (%s)`, ids)
+	found, err := messagesIn(ctx, s, `SELECT `+messageCols+` FROM messages WHERE id IN (%s)`, ids)
 	if err != nil {
 		return nil, err
 	}

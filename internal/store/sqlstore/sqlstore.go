@@ -44,6 +44,10 @@ type Dialect struct {
 	// as rows of (id, content), newest first or oldest first as
 	// SearchWalk(s.Sort) says. The store orders and pages them.
 	Search func(ctx context.Context, q Querier, s store.MessageSearch, window int) (*sql.Rows, error)
+	// ByAuthor is the query and arguments listing author's messages with
+	// ids after after, oldest first, at most limit, as messageCols. Nil
+	// uses the table's (author_id, id) index.
+	ByAuthor func(author, after chat.ID, limit int) (string, []any)
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common.
