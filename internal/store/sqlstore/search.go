@@ -44,10 +44,6 @@ func SearchRange(before, after string) (string, []any) {
 	return where, args
 }
 
-// maxWriteBatch is the most messages stored by one group commit (the
-// app's), within which storage order may differ from id order.
-const maxWriteBatch = 128
-
 // SearchWalk is the order a dialect's Search reads matches in: newest
 // first, or oldest first for the Oldest order.
 func SearchWalk(sort string) string {
@@ -68,13 +64,11 @@ type hit struct {
 // SearchWindow of the channel's matches (id and content), orders them
 // here, the same way on every engine, and loads the page.
 func (s *DB) searchText(ctx context.Context, q store.MessageSearch) ([]*chat.Message, error) {
-	window := SearchWindow
-	if q.Sort == store.SortLatest || q.Sort == store.SortOldest {
-		// A page, and a group commit's worth more: engines that walk in
-		// storage order may see ids a batch out of order.
-		window = min(SearchWindow, q.Limit+maxWriteBatch)
-	}
-	rows, err := s.d.Search(ctx, s.r(), q, window)
+	// Every order reads a whole window, not just a page: the planner of
+	// PostgreSQL picks its plan by the limit, and a small one made it walk
+	// a channel of a million for a rare word; and engines that walk in
+	// storage order may see ids of one group commit out of order.
+	rows, err := s.d.Search(ctx, s.r(), q, SearchWindow)
 	if err != nil {
 		return nil, err
 	}
