@@ -118,15 +118,15 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 	}
 	slices.SortFunc(servers, func(x, y *chat.Server) int { return order[x.ID] - order[y.ID] })
 	ownMembers := make([]*chat.Member, 0, len(servers))
+	lists, err := a.store.FetchServersChannels(ctx, serverIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch channels: %w", err)
+	}
 	for _, s := range servers {
 		m := memberOf[s.ID]
 		ownMembers = append(ownMembers, m)
 		scope.Servers[s.ID] = slices.Clone(m.Roles)
-		sc, err := a.store.FetchServerChannels(ctx, s.ID)
-		if err != nil {
-			return nil, nil, fmt.Errorf("fetch channels of %s: %w", s.ID, err)
-		}
-		for _, c := range a.viewableOf(me, s, m, sc) {
+		for _, c := range a.viewableOf(me, s, m, lists[s.ID]) {
 			scope.Channels[c.ID] = s.ID
 			channels = append(channels, c)
 		}
@@ -159,9 +159,12 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		}
 	}
 	if sections.VoiceStates {
-		ids := make([]chat.ID, 0, len(scope.Channels))
-		for id := range scope.Channels {
-			ids = append(ids, id)
+		// Only channels that can hold a call can have anyone in one.
+		var ids []chat.ID
+		for _, c := range channels {
+			if voiceCapable(c) {
+				ids = append(ids, c.ID)
+			}
 		}
 		slices.Sort(ids)
 		states, err := a.voiceStates(ctx, ids)

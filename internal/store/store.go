@@ -244,6 +244,11 @@ type Channels interface {
 	FetchChannels(ctx context.Context, ids []chat.ID) ([]*chat.Channel, error)
 	// FetchServerChannels lists the channels of a server, oldest first.
 	FetchServerChannels(ctx context.Context, server chat.ID) ([]*chat.Channel, error)
+	// FetchServersChannels lists the channels of each of servers that
+	// exists, oldest first: FetchServerChannels for many servers at once.
+	// The channels may be shared with other callers and must not be
+	// modified.
+	FetchServersChannels(ctx context.Context, servers []chat.ID) (map[chat.ID][]*chat.Channel, error)
 	// FetchPrivateChannels lists the SavedMessages, direct message and
 	// group channels user takes part in, oldest first.
 	FetchPrivateChannels(ctx context.Context, user chat.ID) ([]*chat.Channel, error)

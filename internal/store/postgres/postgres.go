@@ -67,24 +67,23 @@ func isConflict(err error) bool {
 	return errors.As(err, &e) && e.Code == "23505" // unique_violation
 }
 
-// search matches every word with PostgreSQL text search.
-func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch) (*sql.Rows, error) {
+// search matches every word with PostgreSQL text search in the channel,
+// newest first (oldest first for Oldest), and stops after window
+// matches: the planner walks the channel's (channel_id, id) index and
+// tests each message when the words are frequent there, and intersects
+// the word's index entries with the channel when they are rare.
+func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, window int) (*sql.Rows, error) {
 	terms := sqlstore.SearchTerms(s.Query)
 	if len(terms) == 0 {
-		return q.QueryContext(ctx, `SELECT data FROM messages WHERE false`)
+		return q.QueryContext(ctx, `SELECT id, content FROM messages WHERE false`)
 	}
 	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
-	pinned := ""
 	if s.Pinned {
-		pinned = " AND m.pinned = 1"
+		where += " AND m.pinned = 1"
 	}
-	query := `SELECT m.data FROM messages m
-		WHERE m.content_tsv @@ plainto_tsquery('simple', ?) AND m.channel_id = ?` + where + pinned +
-		sqlstore.SearchOrder(s.Sort, "ts_rank(m.content_tsv, plainto_tsquery('simple', ?)) DESC") + ` LIMIT ?`
-	text := strings.Join(terms, " ")
-	all := append([]any{text, string(s.Channel)}, args...)
-	if s.Sort != store.SortLatest && s.Sort != store.SortOldest {
-		all = append(all, text)
-	}
-	return q.QueryContext(ctx, sqlstore.Rebind(query), append(all, s.Limit)...)
+	query := `SELECT m.id, m.content FROM messages m
+		WHERE m.content_tsv @@ plainto_tsquery('simple', ?) AND m.channel_id = ?` + where +
+		` ORDER BY m.id ` + sqlstore.SearchWalk(s.Sort) + ` LIMIT ?`
+	all := append([]any{strings.Join(terms, " "), string(s.Channel)}, args...)
+	return q.QueryContext(ctx, sqlstore.Rebind(query), append(all, window)...)
 }

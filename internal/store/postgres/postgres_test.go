@@ -21,6 +21,17 @@ var schemas atomic.Int64
 // dsn and drops the schema when the test ends.
 func openFreshSchema(t *testing.T, dsn string) store.Store {
 	t.Helper()
+	s, err := postgres.Open(t.Context(), freshSchema(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// freshSchema creates a new, empty schema in the database at dsn, dropped
+// when the test ends, and returns a URL whose search_path selects it.
+func freshSchema(t *testing.T, dsn string) string {
+	t.Helper()
 	admin, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -42,11 +53,7 @@ func openFreshSchema(t *testing.T, dsn string) store.Store {
 	q := u.Query()
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
-	s, err := postgres.Open(t.Context(), u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return u.String()
 }
 
 // dsn returns the test database, skipping when none is configured except

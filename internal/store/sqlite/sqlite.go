@@ -17,6 +17,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"ermine/internal/chat"
 	"ermine/internal/store"
 	"ermine/internal/store/sqlstore"
 )
@@ -105,6 +106,7 @@ var dialect = &sqlstore.Dialect{
 	Name:       "sqlite",
 	IsConflict: isConflict,
 	Search:     search,
+	ByAuthor:   byAuthor,
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)
@@ -122,25 +124,37 @@ func isConflict(err error) bool {
 }
 
 // search matches every word of the query with FTS5, each word quoted so
-// user text is never read as FTS syntax.
-func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch) (*sql.Rows, error) {
+// user text is never read as FTS syntax, together with the channel's
+// token (the index holds each message's channel_id): FTS5 walks the
+// shorter of the lists and seeks in the longer, so a search costs what
+// the channel's matches cost, not every match in the database. It walks
+// the matches in rowid order, which is the order messages were stored,
+// and stops after window of them.
+func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, window int) (*sql.Rows, error) {
 	terms := sqlstore.SearchTerms(s.Query)
 	if len(terms) == 0 {
-		return q.QueryContext(ctx, `SELECT data FROM messages WHERE 0`)
+		return q.QueryContext(ctx, `SELECT id, content FROM messages WHERE 0`)
 	}
-	for i, t := range terms {
-		terms[i] = `"` + t + `"`
+	match := `channel_id : "` + strings.ReplaceAll(string(s.Channel), `"`, `""`) + `"`
+	for _, t := range terms {
+		match += ` AND content : "` + t + `"`
 	}
 	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
-	pinned := ""
 	if s.Pinned {
-		pinned = " AND m.pinned = 1"
+		where += " AND m.pinned = 1"
 	}
-	query := `SELECT m.data FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
-		WHERE messages_fts MATCH ? AND m.channel_id = ?` + where + pinned +
-		sqlstore.SearchOrder(s.Sort, "bm25(messages_fts)") + ` LIMIT ?`
-	all := append([]any{strings.Join(terms, " "), string(s.Channel)}, args...)
-	return q.QueryContext(ctx, query, append(all, s.Limit)...)
+	query := `SELECT m.id, m.content FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		WHERE messages_fts MATCH ?` + where + ` ORDER BY f.rowid ` + sqlstore.SearchWalk(s.Sort) + ` LIMIT ?`
+	return q.QueryContext(ctx, query, append(append([]any{match}, args...), window)...)
+}
+
+// byAuthor finds an author's messages through the author's token in the
+// full-text index (the table keeps no index on authors: they are asked
+// for only by a data export or an account's wipe).
+func byAuthor(author, after chat.ID, limit int) (string, []any) {
+	match := `author_id : "` + strings.ReplaceAll(string(author), `"`, `""`) + `"`
+	return `SELECT m.id, m.channel_id, m.author_id, m.content, m.data FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		WHERE messages_fts MATCH ? AND m.id > ? ORDER BY m.id LIMIT ?`, []any{match, string(after), limit}
 }
 
 // Backup writes a consistent copy of the database at path to dest (which

@@ -59,6 +59,9 @@ func (s *DB) InsertChannel(ctx context.Context, c *chat.Channel) error {
 			c.ID, c.ChannelType, nullable(string(c.Server)), uniqueKey(c), data); err != nil {
 			return err
 		}
+		if err := tx.bumpChannels(ctx, c.Server); err != nil {
+			return err
+		}
 		return tx.writeParticipants(ctx, c)
 	})
 }
@@ -144,6 +147,9 @@ func (s *DB) UpdateChannel(ctx context.Context, c *chat.Channel) error {
 			c.ChannelType, nullable(string(c.Server)), uniqueKey(c), data, c.ID); err != nil {
 			return err
 		}
+		if err := tx.bumpChannels(ctx, c.Server); err != nil {
+			return err
+		}
 		return tx.writeParticipants(ctx, c)
 	})
 }
@@ -161,6 +167,9 @@ func (s *DB) SetLastMessage(ctx context.Context, channel, message chat.ID) error
 		c.LastMessageID = &message
 		data, err := encode(c)
 		if err != nil {
+			return err
+		}
+		if err := tx.bumpChannels(ctx, c.Server); err != nil {
 			return err
 		}
 		return tx.execOne(ctx, `UPDATE channels SET data = ? WHERE id = ?`, data, channel)
@@ -188,6 +197,10 @@ func (s *DB) deleteChannelContents(ctx context.Context, id chat.ID) error {
 func (s *DB) DeleteChannel(ctx context.Context, id chat.ID) error {
 	return s.within(ctx, func(tx *DB) error {
 		if err := tx.deleteChannelContents(ctx, id); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `UPDATE servers SET channels_version = channels_version + 1
+			WHERE id = (SELECT server_id FROM channels WHERE id = ?)`, id); err != nil {
 			return err
 		}
 		return tx.execOne(ctx, `DELETE FROM channels WHERE id = ?`, id)

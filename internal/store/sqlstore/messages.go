@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 
@@ -33,7 +32,7 @@ func stored(m *chat.Message) chat.Message {
 
 // InsertMessage adds a message.
 func (s *DB) InsertMessage(ctx context.Context, m *chat.Message) error {
-	data, err := encode(stored(m))
+	data, err := messageData(m)
 	if err != nil {
 		return err
 	}
@@ -55,7 +54,7 @@ func (s *DB) InsertMessages(ctx context.Context, ms []*chat.Message) error {
 			n := min(len(ms), insertBatch)
 			args = args[:0]
 			for _, m := range ms[:n] {
-				data, err := encode(stored(m))
+				data, err := messageData(m)
 				if err != nil {
 					return err
 				}
@@ -74,12 +73,12 @@ func (s *DB) InsertMessages(ctx context.Context, ms []*chat.Message) error {
 
 // FetchMessage returns a message by id.
 func (s *DB) FetchMessage(ctx context.Context, id chat.ID) (*chat.Message, error) {
-	return one[chat.Message](ctx, s, `SELECT data FROM messages WHERE id = ?`+s.lock, id)
+	return oneMessage(ctx, s, `SELECT `+messageCols+` FROM messages WHERE id = ?`+s.lock, id)
 }
 
 // FetchMessagesByID returns the messages among ids in a channel.
 func (s *DB) FetchMessagesByID(ctx context.Context, channel chat.ID, ids []chat.ID) ([]*chat.Message, error) {
-	return manyIn[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id IN (%s) ORDER BY id`, ids, channel)
+	return messagesIn(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id IN (%s) ORDER BY id`, ids, channel)
 }
 
 // FetchMessages returns a page of history.
@@ -87,12 +86,12 @@ func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.M
 	limit := q.Limit
 	if q.Nearby != "" {
 		half := limit/2 + 1
-		newer, err := many[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id >= ?
+		newer, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id >= ?
 			ORDER BY id ASC LIMIT ?`, q.Channel, q.Nearby, half)
 		if err != nil {
 			return nil, err
 		}
-		older, err := many[chat.Message](ctx, s, `SELECT data FROM messages WHERE channel_id = ? AND id < ?
+		older, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id < ?
 			ORDER BY id DESC LIMIT ?`, q.Channel, q.Nearby, half)
 		if err != nil {
 			return nil, err
@@ -104,7 +103,7 @@ func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.M
 	if q.Sort == store.SortOldest {
 		order = " ORDER BY id ASC"
 	}
-	return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE `+where+order+` LIMIT ?`, append(args, limit)...)
+	return manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE `+where+order+` LIMIT ?`, append(args, limit)...)
 }
 
 func rangeWhere(channel, before, after chat.ID) (string, []any) {
@@ -128,20 +127,15 @@ func (s *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]*chat
 		if q.Sort == store.SortOldest {
 			order = " ORDER BY id ASC"
 		}
-		return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE `+where+` AND pinned = 1`+order+` LIMIT ?`,
+		return manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE `+where+` AND pinned = 1`+order+` LIMIT ?`,
 			append(args, q.Limit)...)
 	}
-	var rows *sql.Rows
-	rows, err := s.d.Search(ctx, s.r(), q)
-	if err != nil {
-		return nil, err
-	}
-	return scanDocs[chat.Message](rows)
+	return s.searchText(ctx, q)
 }
 
 // UpdateMessage replaces a message.
 func (s *DB) UpdateMessage(ctx context.Context, m *chat.Message) error {
-	data, err := encode(stored(m))
+	data, err := messageData(m)
 	if err != nil {
 		return err
 	}

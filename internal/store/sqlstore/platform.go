@@ -27,7 +27,11 @@ func likeEscape(s string) string {
 
 // FetchMessagesByAuthor lists an author's messages, oldest first.
 func (s *DB) FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, limit int) ([]*chat.Message, error) {
-	return many[chat.Message](ctx, s, `SELECT data FROM messages WHERE author_id = ? AND id > ? ORDER BY id LIMIT ?`,
+	if s.d.ByAuthor != nil {
+		q, args := s.d.ByAuthor(author, after, limit)
+		return manyMessages(ctx, s, q, args...)
+	}
+	return manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE author_id = ? AND id > ? ORDER BY id LIMIT ?`,
 		author, after, limit)
 }
 

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"ermine/internal/chat"
 	"ermine/internal/store"
 )
@@ -37,9 +39,15 @@ type Dialect struct {
 	// that load-change-save is safe against concurrent writers. SQLite
 	// leaves it empty: its write transactions are already exclusive.
 	LockRows string
-	// Search runs a full-text search of message content and returns
-	// message documents (the data column) in the order asked for.
-	Search func(ctx context.Context, q Querier, s store.MessageSearch) (*sql.Rows, error)
+	// Search runs a full-text search of message content in s.Channel
+	// (with s's range and pinned filter) and returns up to window matches
+	// as rows of (id, content), newest first or oldest first as
+	// SearchWalk(s.Sort) says. The store orders and pages them.
+	Search func(ctx context.Context, q Querier, s store.MessageSearch, window int) (*sql.Rows, error)
+	// ByAuthor is the query and arguments listing author's messages with
+	// ids after after, oldest first, at most limit, as messageCols. Nil
+	// uses the table's (author_id, id) index.
+	ByAuthor func(author, after chat.ID, limit int) (string, []any)
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common.
@@ -65,13 +73,17 @@ type DB struct {
 	// parsing and planning the same statement on every call, which was a
 	// seventh of the CPU time of sending a message on SQLite.
 	wstmts, rstmts *stmtCache
+
+	// channelLists are servers' channels kept decoded (channel_lists.go).
+	channelLists *lru.Cache[chat.ID, channelList]
 }
 
 // New returns a store over the given pools. read may equal write. close
 // is called by Close.
 func New(d *Dialect, write, read *sql.DB, close func() error) *DB {
 	return &DB{d: d, write: write, read: read, close: close, binds: new(sync.Map),
-		wstmts: &stmtCache{m: map[string]*sql.Stmt{}}, rstmts: &stmtCache{m: map[string]*sql.Stmt{}}}
+		wstmts: &stmtCache{m: map[string]*sql.Stmt{}}, rstmts: &stmtCache{m: map[string]*sql.Stmt{}},
+		channelLists: newChannelLists()}
 }
 
 // maxStmts bounds each pool's statement cache. Statements built with a

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Members", testMembers},
 		{"Bans", testBans},
 		{"Channels", testChannels},
+		{"ServersChannels", testServersChannels},
 		{"ChannelAccess", testChannelAccess},
 		{"Messages", testMessages},
 		{"MessageSearch", testMessageSearch},
@@ -554,6 +555,70 @@ func testChannels(t *testing.T, s store.Store) {
 	wantErr(t, s.SetLastMessage(c, dm.ID, m2), store.ErrNotFound)
 }
 
+// testServersChannels checks the channel lists of many servers at once
+// against FetchServerChannels after every kind of channel write, made
+// directly and inside a transaction, read twice each time (a store may
+// keep the lists; they must never be stale).
+func testServersChannels(t *testing.T, s store.Store) {
+	c := ctx(t)
+	one, two, empty := newServer(chat.NewID()), newServer(chat.NewID()), newServer(chat.NewID())
+	for _, sv := range []*chat.Server{one, two, empty} {
+		must(t, s.InsertServer(c, sv))
+	}
+	general := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: one.ID, Name: "general"}
+	talk := &chat.Channel{ChannelType: chat.ChannelVoice, ID: chat.NewID(), Server: one.ID, Name: "talk"}
+	other := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: two.ID, Name: "other"}
+	for _, ch := range []*chat.Channel{general, talk, other} {
+		must(t, s.InsertChannel(c, ch))
+	}
+	check := func(step string) {
+		t.Helper()
+		for range 2 {
+			got, err := s.FetchServersChannels(c, []chat.ID{one.ID, two.ID, empty.ID, chat.NewID()})
+			must(t, err)
+			if len(got) != 3 {
+				t.Fatalf("%s: lists of %d servers, want the 3 that exist", step, len(got))
+			}
+			for _, id := range []chat.ID{one.ID, two.ID, empty.ID} {
+				want, err := s.FetchServerChannels(c, id)
+				must(t, err)
+				if want == nil {
+					want = []*chat.Channel{}
+				}
+				if d := cmp.Diff(want, got[id]); d != "" {
+					t.Fatalf("%s: channels of %s (-want +got):\n%s", step, id, d)
+				}
+			}
+		}
+	}
+	check("inserted")
+	general.Name = "lobby"
+	must(t, s.UpdateChannel(c, general))
+	check("renamed")
+	must(t, s.SetLastMessage(c, general.ID, chat.NewID()))
+	check("last message")
+	must(t, s.InTx(c, func(tx store.Store) error {
+		other.Description = ptr("in a transaction")
+		if err := tx.UpdateChannel(c, other); err != nil {
+			return err
+		}
+		lists, err := tx.FetchServersChannels(c, []chat.ID{two.ID})
+		if err != nil {
+			return err
+		}
+		same(t, lists[two.ID], []*chat.Channel{other})
+		return nil
+	}))
+	check("updated in a transaction")
+	must(t, s.DeleteChannel(c, talk.ID))
+	check("deleted")
+	must(t, s.InsertChannel(c, &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: empty.ID, Name: "first"}))
+	check("first channel")
+	got, err := s.FetchServersChannels(c, nil)
+	must(t, err)
+	same(t, len(got), 0)
+}
+
 func testChannelAccess(t *testing.T, s store.Store) {
 	c := ctx(t)
 	owner, member, stranger := chat.NewID(), chat.NewID(), chat.NewID()
@@ -872,12 +937,15 @@ func testFiles(t *testing.T, s store.Store) {
 	f1.UsedFor = "message"
 	f1.MessageID = ptr(chat.NewID())
 	must(t, s.UpdateFile(c, f1))
-	unused, err = s.FetchUnusedFiles(c, chat.Now(), 10)
+	// Uploaded before a moment after f2's upload (a cutoff of now may
+	// fall within f2's millisecond).
+	later := chat.TimeOf(time.Now().Add(time.Second))
+	unused, err = s.FetchUnusedFiles(c, later, 10)
 	must(t, err)
 	same(t, unused, []*chat.FileRecord{f2})
 	f2.Deleted = ptr(true)
 	must(t, s.UpdateFile(c, f2))
-	unused, err = s.FetchUnusedFiles(c, chat.Now(), 10)
+	unused, err = s.FetchUnusedFiles(c, later, 10)
 	must(t, err)
 	same(t, len(unused), 0)
 	deleted, err := s.FetchDeletedFiles(c, 10)

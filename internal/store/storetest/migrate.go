@@ -1,0 +1,123 @@
+package storetest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"ermine/internal/chat"
+	"ermine/internal/store"
+)
+
+// Exec runs one SQL text (one or more statements without arguments, or
+// one statement with ? placeholders) on a database outside the store.
+type Exec func(q string, args ...any) error
+
+// ApplyMigrations applies the engine's migration files in dir numbered
+// up to upTo and records them as the store's migrator does, making a
+// database as an older Ermine left it.
+func ApplyMigrations(t *testing.T, exec Exec, dir string, upTo int) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`))
+	for _, f := range files {
+		base := filepath.Base(f)
+		v, err := strconv.Atoi(base[:4])
+		if err != nil || v > upTo {
+			continue
+		}
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		must(t, exec(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, v, base))
+	}
+}
+
+// MigrateCompactMessages checks migration 0010 on a database at
+// migration 0009 (ApplyMigrations): messages stored the old way, the
+// whole message as the data document beside its columns, read back the
+// same through today's store after open migrates it, and are found by
+// history, search and author; data returns a message's stored document,
+// which must no longer repeat the columns.
+func MigrateCompactMessages(t *testing.T, exec Exec, open func() store.Store, data func(id chat.ID) string) {
+	t.Helper()
+	server, channel, other, author, someone := chat.NewID(), chat.NewID(), chat.NewID(), chat.NewID(), chat.NewID()
+	must(t, exec(`INSERT INTO servers (id, owner_id, data) VALUES (?, ?, ?)`, server, author,
+		`{"_id":"`+string(server)+`","owner":"`+string(author)+`","name":"old","channels":[]}`))
+	var want []*chat.Message
+	add := func(m *chat.Message) {
+		doc, err := json.Marshal(m) // the whole message, as 0001–0009 stored it
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, exec(`INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
+			m.ID, m.Channel, m.Author, m.Content, pinnedOf(m), string(doc)))
+		want = append(want, m)
+	}
+	add(&chat.Message{ID: chat.NewID(), Channel: channel, Author: author, Content: ptr("the lantern lights the valley")})
+	add(&chat.Message{ID: chat.NewID(), Nonce: ptr("n1"), Channel: channel, Author: someone, Content: ptr("a quokka smiles"),
+		Pinned: ptr(true), Mentions: []chat.ID{author}, Replies: []chat.ID{want[0].ID}})
+	add(&chat.Message{ID: chat.NewID(), Channel: channel, Author: author,
+		Attachments: []chat.File{{ID: "att", Tag: "attachments", Filename: "a.png", ContentType: "image/png", Size: 3,
+			Metadata: chat.Metadata{Type: "Image", Width: ptr(2), Height: ptr(1)}}}})
+	add(&chat.Message{ID: chat.NewID(), Channel: other, Author: author, Content: ptr("lantern elsewhere")})
+
+	s := open()
+	defer s.Close()
+	c := ctx(t)
+	for _, m := range want {
+		got, err := s.FetchMessage(c, m.ID)
+		must(t, err)
+		if d := cmp.Diff(m, got); d != "" {
+			t.Errorf("message %s after the migration (-want +got):\n%s", m.ID, d)
+		}
+	}
+	page, err := s.FetchMessages(c, store.MessageQuery{Channel: channel, Limit: 10, Sort: store.SortOldest})
+	must(t, err)
+	if d := cmp.Diff(want[:3], page); d != "" {
+		t.Errorf("history after the migration (-want +got):\n%s", d)
+	}
+	found, err := s.SearchMessages(c, store.MessageSearch{Channel: channel, Query: "lantern", Limit: 10})
+	must(t, err)
+	if len(found) != 1 || found[0].ID != want[0].ID {
+		t.Errorf("search for lantern in the channel found %v, want only %s", found, want[0].ID)
+	}
+	mine, err := s.FetchMessagesByAuthor(c, author, "", 10)
+	must(t, err)
+	if len(mine) != 3 || mine[0].ID != want[0].ID || mine[1].ID != want[2].ID || mine[2].ID != want[3].ID {
+		t.Errorf("the author's messages after the migration: %v", mine)
+	}
+	lists, err := s.FetchServersChannels(c, []chat.ID{server})
+	if err != nil || lists[server] == nil {
+		t.Errorf("channel lists after the migration: %v, %v", lists, err)
+	}
+	var doc map[string]any
+	must(t, json.Unmarshal([]byte(data(want[0].ID)), &doc))
+	if len(doc) != 0 {
+		t.Errorf("a plain message's document after the migration: %v, want {}", doc)
+	}
+	must(t, json.Unmarshal([]byte(data(want[1].ID)), &doc))
+	for _, k := range []string{"_id", "channel", "author", "content"} {
+		if _, ok := doc[k]; ok {
+			t.Errorf("a message's document still holds %q after the migration: %v", k, doc)
+		}
+	}
+}
+
+func pinnedOf(m *chat.Message) int {
+	if m.Pinned != nil && *m.Pinned {
+		return 1
+	}
+	return 0
+}
