@@ -237,7 +237,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 
 	s.http = &http.Server{
-		Handler:           limitURL(mux),
+		Handler:           behindProxies(cfg.Public.TrustedPrefixes(), limitURL(mux)),
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
