@@ -8,8 +8,8 @@ help: ## list the targets
 run: ## run a node with embedded defaults on 127.0.0.1:14702
 	go run ./cmd/ermine
 
-build: ## build the ermine binary
-	CGO_ENABLED=0 go build -o ermine ./cmd/ermine
+build: ## build the ermine binary (stamped with the commit: ermine version)
+	CGO_ENABLED=0 go build -buildvcs=auto -o ermine ./cmd/ermine
 
 test: ## the README test command
 	go test ./...

@@ -20,6 +20,8 @@
 //	                        put a backup in place (server stopped)
 //	ermine plugin validate FILE...
 //	                        check web client plugin manifests (web/PLUGINS.md)
+//	ermine version          print the version and commit (also --version)
+//	ermine help [COMMAND]   describe the commands (also --help, COMMAND --help)
 //
 // Flags: --config file.toml, --listen host:port, --data dir. Every setting
 // can also be given as an ERMINE_* environment variable; see
@@ -64,27 +66,54 @@ const shutdownGrace = 15 * time.Second
 
 // run parses the command line and runs the chosen command until ctx ends.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		printVersion(stdout)
+		return nil
+	}
 	cfg, rest, err := config.Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, config.Usage())
+		fmt.Fprint(stdout, usage())
 		return err
 	}
 	if err != nil {
-		return err
-	}
-	if err := cfg.Validate(); err != nil {
-		return err
+		return fmt.Errorf("%w (ermine --help lists the flags and commands)", err)
 	}
 	cmd := "serve"
 	if len(rest) > 0 {
 		cmd, rest = rest[0], rest[1:]
+	}
+	// Help and the version need no valid configuration.
+	switch {
+	case cmd == "help" && len(rest) == 0:
+		fmt.Fprint(stdout, usage())
+		return nil
+	case cmd == "help" && !isHelp(rest):
+		cmd, rest = rest[0], []string{"--help"}
+	case cmd == "version" && !isHelp(rest):
+		printVersion(stdout)
+		return nil
+	}
+	if isHelp(rest) {
+		h := commandHelp(cmd)
+		if h == "" {
+			return fmt.Errorf("unknown command %q (ermine --help lists the commands)", cmd)
+		}
+		fmt.Fprint(stdout, h)
+		return nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
 	switch cmd {
 	case "serve":
 		if len(rest) > 0 {
 			return fmt.Errorf("serve: unexpected arguments %q", rest)
 		}
-		return serve(ctx, cfg, newLogger(cfg.Log, stderr))
+		log := newLogger(cfg.Log, stderr)
+		for _, name := range config.UnknownEnv(environ()) {
+			log.Warn("environment variable names no setting and is ignored (ermine --help explains the names)", "name", name)
+		}
+		return serve(ctx, cfg, log)
 	case "config":
 		out, err := cfg.Masked().TOML()
 		if err != nil {
@@ -105,8 +134,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "plugin":
 		return plugin(rest, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve, config, invite, admin, vapid, backup, restore or plugin)", cmd)
+	return fmt.Errorf("unknown command %q (ermine --help lists the commands)", cmd)
 }
+
+// environ is the process's environment; tests replace it.
+var environ = os.Environ
 
 // plugin runs "plugin validate FILE...": each file must hold a client
 // plugin manifest (revision 1) that the web client's plugin manager

@@ -45,20 +45,42 @@ func TestInvalidConfigNamesKey(t *testing.T) {
 // TestServeAndShutdown starts the server as `ermine --listen ... --data ...`
 // would, checks it answers, and stops it through its context.
 func TestServeAndShutdown(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	var out, errOut bytes.Buffer
 	go func() {
 		done <- run(ctx, []string{"--listen", addr}, env(map[string]string{"ERMINE_DATA": t.TempDir()}), &out, &errOut)
 	}()
+	waitHealthy(t, addr)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not stop")
+	}
+}
+
+// freeAddr is a loopback address free at the time of asking.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitHealthy waits for a server at addr to answer /healthz with 200.
+func waitHealthy(t *testing.T, addr string) {
+	t.Helper()
 	var res *http.Response
-	for i := 0; i < 100; i++ {
+	var err error
+	for range 100 {
 		if res, err = http.Get("http://" + addr + "/healthz"); err == nil {
 			break
 		}
@@ -70,14 +92,5 @@ func TestServeAndShutdown(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz = %d", res.StatusCode)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not stop")
 	}
 }

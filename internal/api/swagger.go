@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"ermine/internal/api/contract"
@@ -29,7 +30,21 @@ type operation struct {
 	Since                                  string // reference version of an addition
 	Params                                 []string
 	Body                                   string
+	BodyForms                              []bodyForm // the body's fields, per accepted form
 	Responses                              []string
+}
+
+// bodyForm is one shape a request body may take (most have one; some
+// accept any of several, like a login by password or by MFA ticket).
+type bodyForm struct {
+	Name   string // the variant's schema name, "" for the only form
+	Fields []field
+}
+
+// field is one property of a request body.
+type field struct {
+	Name, Type, Description string
+	Required                bool
 }
 
 // tagGroup is the operations of one contract tag.
@@ -65,10 +80,139 @@ func refName(v any) string {
 	return "object"
 }
 
+// resolve follows a schema's $ref into the components.
+func resolve(schemas map[string]any, v any) map[string]any {
+	m, _ := v.(map[string]any)
+	for range 8 { // a chain of references, bounded
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			break
+		}
+		m, _ = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+	}
+	return m
+}
+
+// bodyForms lists the fields of a request body schema: its properties
+// (those of allOf parts merged), or one form per variant of anyOf/oneOf.
+func bodyForms(schemas map[string]any, schema any) []bodyForm {
+	m := resolve(schemas, schema)
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if variants, ok := m[k].([]any); ok {
+			var forms []bodyForm
+			for _, v := range variants {
+				if fields := bodyFields(schemas, v); len(fields) > 0 {
+					forms = append(forms, bodyForm{Name: refName(v), Fields: fields})
+				}
+			}
+			return forms
+		}
+	}
+	if fields := bodyFields(schemas, m); len(fields) > 0 {
+		return []bodyForm{{Fields: fields}}
+	}
+	return nil
+}
+
+// bodyFields lists an object schema's properties, required ones first.
+func bodyFields(schemas map[string]any, schema any) []field {
+	m := resolve(schemas, schema)
+	var out []field
+	if parts, ok := m["allOf"].([]any); ok {
+		for _, p := range parts {
+			out = append(out, bodyFields(schemas, p)...)
+		}
+	}
+	required := map[string]bool{}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	props, _ := m["properties"].(map[string]any)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		f := field{Name: name, Required: required[name], Type: fieldType(schemas, pm)}
+		f.Description, _ = pm["description"].(string)
+		if f.Description == "" {
+			f.Description, _ = resolve(schemas, pm)["description"].(string)
+		}
+		f.Description, _, _ = strings.Cut(f.Description, "\n\n")
+		out = append(out, f)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Required != out[j].Required {
+			return out[i].Required
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// fieldType words a property's type: its schema name, its type with
+// format and limits, its values when it is an enumeration.
+func fieldType(schemas map[string]any, p map[string]any) string {
+	if _, ok := p["$ref"]; ok {
+		name := refName(p)
+		if enum, ok := resolve(schemas, p)["enum"].([]any); ok {
+			return name + " (" + enumList(enum) + ")"
+		}
+		return name
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		if parts, ok := p[k].([]any); ok {
+			var names []string
+			for _, part := range parts {
+				if pm, _ := part.(map[string]any); pm["type"] != "null" {
+					names = append(names, fieldType(schemas, pm))
+				}
+			}
+			return strings.Join(names, " | ")
+		}
+	}
+	t := refName(p)
+	if f, ok := p["format"].(string); ok {
+		t += " (" + f + ")"
+	}
+	if enum, ok := p["enum"].([]any); ok {
+		t += " (" + enumList(enum) + ")"
+	}
+	for _, lim := range []struct{ key, word string }{{"minLength", "length ≥ "}, {"maxLength", "length ≤ "}, {"minimum", "≥ "}, {"maximum", "≤ "}, {"maxItems", "items ≤ "}} {
+		if v, ok := p[lim.key].(float64); ok {
+			t += ", " + lim.word + strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	if types, ok := p["type"].([]any); ok { // ["string", "null"]
+		var names []string
+		for _, x := range types {
+			if n, _ := x.(string); n != "null" {
+				names = append(names, n)
+			}
+		}
+		t = strings.Join(names, " | ") + strings.TrimPrefix(t, "object")
+	}
+	return t
+}
+
+func enumList(enum []any) string {
+	var vals []string
+	for _, e := range enum {
+		if s, ok := e.(string); ok {
+			vals = append(vals, strconv.Quote(s))
+		}
+	}
+	return strings.Join(vals, ", ")
+}
+
 func renderSwagger() ([]byte, error) {
 	var doc struct {
-		Info  map[string]any                       `json:"info"`
-		Paths map[string]map[string]map[string]any `json:"paths"`
+		Info       map[string]any                       `json:"info"`
+		Paths      map[string]map[string]map[string]any `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
 	}
 	served, err := contract.Served()
 	if err != nil {
@@ -96,7 +240,9 @@ func renderSwagger() ([]byte, error) {
 			if rb, ok := op["requestBody"].(map[string]any); ok {
 				if c, ok := rb["content"].(map[string]any); ok {
 					for _, v := range c {
-						o.Body = refName(v.(map[string]any)["schema"])
+						schema := v.(map[string]any)["schema"]
+						o.Body = refName(schema)
+						o.BodyForms = bodyForms(doc.Components.Schemas, schema)
 					}
 				}
 			}
@@ -145,6 +291,7 @@ summary{cursor:pointer}
 code.m{display:inline-block;width:5em;font-weight:bold}
 .GET{color:#2b6cb0}.POST{color:#2f855a}.PUT{color:#b7791f}.PATCH{color:#6b46c1}.DELETE{color:#c53030}
 ul{margin:.2em 0}
+table{border-collapse:collapse;margin:.2em 0 .6em}td,th{border:1px solid #ddd;padding:.15em .5em;text-align:left;vertical-align:top}
 </style></head><body>
 <h1>Ermine API</h1>
 <p>The chat platform interface this server implements, version {{index .Info "version"}},
@@ -154,7 +301,10 @@ The machine-readable document is at <a href="openapi.json">/openapi.json</a>.</p
 {{range .Ops}}<details><summary><code class="m {{.Method}}">{{.Method}}</code> <code>{{.Path}}</code> {{.Summary}}{{if .Since}} <em>(added in reference {{.Since}})</em>{{end}}</summary>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
 {{if .Params}}<p>Parameters:</p><ul>{{range .Params}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
-{{if .Body}}<p>Body: <code>{{.Body}}</code></p>{{end}}
+{{if .Body}}<p>Body: <code>{{.Body}}</code>{{if gt (len .BodyForms) 1}}, one of:{{end}}</p>
+{{range .BodyForms}}{{if .Name}}<p><code>{{.Name}}</code></p>{{end}}<table><tr><th>field</th><th>type</th><th></th><th>description</th></tr>
+{{range .Fields}}<tr><td><code>{{.Name}}</code></td><td><code>{{.Type}}</code></td><td>{{if .Required}}required{{else}}optional{{end}}</td><td>{{.Description}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 <p>Responses:</p><ul>{{range .Responses}}<li><code>{{.}}</code></li>{{end}}</ul>
 </details>
 {{end}}{{end}}

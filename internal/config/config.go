@@ -9,6 +9,7 @@
 package config
 
 import (
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
@@ -52,6 +53,36 @@ type Public struct {
 	// routes (advertised to clients as features.january.url).
 	EmbedsURL string `toml:"embeds_url"`
 	AppURL    string `toml:"app_url"` // http(s) URL of the web client, used in links sent by email
+	// TrustedProxies are the addresses (IPs or CIDR ranges) of reverse
+	// proxies in front of Ermine. A request from one of them is counted
+	// against the client address its X-Forwarded-For names (rate limits,
+	// the cap on unauthenticated sockets, logs) instead of the proxy's.
+	TrustedProxies []string `toml:"trusted_proxies"`
+}
+
+// TrustedPrefixes returns TrustedProxies as prefixes (an address as a
+// prefix of its full length); Validate has checked them.
+func (p Public) TrustedPrefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range p.TrustedProxies {
+		if pre, err := parseTrusted(s); err == nil {
+			out = append(out, pre)
+		}
+	}
+	return out
+}
+
+func parseTrusted(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		pre, err := netip.ParsePrefix(s)
+		return pre.Masked(), err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
 // Database selects the store.
@@ -346,6 +377,7 @@ func Default() Config {
 	return Config{
 		Listen: "127.0.0.1:14702",
 		Data:   "./data",
+		Public: Public{TrustedProxies: []string{}},
 		Bus:    Bus{Kind: BusInproc},
 		Files: Files{
 			Backend:       FilesDisk,

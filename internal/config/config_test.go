@@ -325,6 +325,7 @@ func TestValidate(t *testing.T) {
 		{"email ok", func(c *config.Config) { c.Email.Host = "smtp"; c.Email.From = "Ermine <noreply@example.com>" }, ""},
 		{"email password without user", func(c *config.Config) { c.Email.Password = "p" }, "config: email.username: "},
 		{"captcha half", func(c *config.Config) { c.Captcha.HCaptchaKey = "site" }, "config: captcha.hcaptcha_secret: "},
+		{"trusted proxy", func(c *config.Config) { c.Public.TrustedProxies = []string{"10.0.0.0/8", "proxy.local"} }, `config: public.trusted_proxies: "proxy.local" is not`},
 		{"push half", func(c *config.Config) { c.Push.VAPIDPublicKey = vapidPub }, "config: push.vapid_private_key: "},
 		{"push ok", func(c *config.Config) { c.Push = config.Push{VAPIDPublicKey: vapidPub, VAPIDPrivateKey: vapidPriv} }, ""},
 		{"push bad public", func(c *config.Config) { c.Push = config.Push{VAPIDPublicKey: "abc", VAPIDPrivateKey: vapidPriv} }, "config: push.vapid_public_key: "},
@@ -461,7 +462,7 @@ func TestRoundTrip(t *testing.T) {
 	full := config.Default()
 	full.Listen = "[::1]:9"
 	full.Public = config.Public{APIURL: "https://c.example/api", EventsURL: "wss://c.example/events",
-		FilesURL: "https://c.example/autumn", AppURL: "https://c.example"}
+		FilesURL: "https://c.example/autumn", AppURL: "https://c.example", TrustedProxies: []string{"127.0.0.1", "10.0.0.0/8"}}
 	full.Database.URL = "postgres://u:p@h/d"
 	full.Bus = config.Bus{Kind: "nats", URL: "nats://n:4222"}
 	full.Files.Backend = "s3"
@@ -504,8 +505,9 @@ func TestPublicURLs(t *testing.T) {
 	c := config.Default()
 	got := c.PublicURLs("127.0.0.1:5000")
 	want := config.Public{APIURL: "http://127.0.0.1:5000", EventsURL: "ws://127.0.0.1:5000/events",
-		FilesURL: "http://127.0.0.1:5000/autumn", EmbedsURL: "http://127.0.0.1:5000/january", AppURL: "http://127.0.0.1:5000/app"}
-	if got != want {
+		FilesURL: "http://127.0.0.1:5000/autumn", EmbedsURL: "http://127.0.0.1:5000/january", AppURL: "http://127.0.0.1:5000/app",
+		TrustedProxies: []string{}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("derived = %+v, want %+v", got, want)
 	}
 	c.Public.EventsURL = "wss://chat.example.com/events"

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,4 +132,46 @@ func Keys() []Key {
 	}
 	visit(reflect.TypeFor[Config](), nil, nil)
 	return keys
+}
+
+// notSettings are ERMINE_* variables that are not settings and must not be
+// reported as unknown: the test suites' and the developer tools'.
+var notSettings = []string{"ERMINE_TEST_", "ERMINE_E2E_", "ERMINE_CONTRACT_REPORT", "ERMINE_SCALE_DATABASE"}
+
+// UnknownEnv lists, sorted, the ERMINE_* variables of environ (as
+// os.Environ gives it) that name no setting, so that a misspelt
+// ERMINE_DATABSE_URL is reported instead of silently ignored.
+func UnknownEnv(environ []string) []string {
+	known := map[string]bool{envPrefix + "CONFIG": true}
+	var arrays [][2]string // ERMINE_VOICE_NODES_, _URL around <n>
+	for _, k := range Keys() {
+		if before, after, ok := strings.Cut(k.Env, "<n>"); ok {
+			arrays = append(arrays, [2]string{before, after})
+			continue
+		}
+		known[k.Env] = true
+	}
+	var out []string
+next:
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) || known[name] {
+			continue
+		}
+		for _, p := range notSettings {
+			if strings.HasPrefix(name, p) {
+				continue next
+			}
+		}
+		for _, a := range arrays {
+			if n, ok := strings.CutPrefix(name, a[0]); ok {
+				if n, ok = strings.CutSuffix(n, a[1]); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+					continue next
+				}
+			}
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -33,6 +33,11 @@ func (c Config) Validate() error {
 	v.url("legal.privacy_policy", c.Legal.PrivacyPolicy, "http", "https")
 	v.url("legal.guidelines", c.Legal.Guidelines, "http", "https")
 	v.url("public.embeds_url", c.Public.EmbedsURL, "http", "https")
+	for _, p := range c.Public.TrustedProxies {
+		if _, err := parseTrusted(p); err != nil {
+			v.add("public.trusted_proxies", fmt.Sprintf("%q is not an IP address or CIDR range", p))
+		}
+	}
 
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		v.add("database.url", "must start with postgres:// or postgresql://, or be empty")

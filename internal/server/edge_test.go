@@ -149,3 +149,45 @@ func raw(t *testing.T, addr, req string) result {
 }
 
 func bufioReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
+
+// TestTrustedProxies checks that behind a trusted proxy each client has
+// its own rate limit (the /auth routes allow 3 calls per 10 s), and that
+// without one the header is ignored.
+func TestTrustedProxies(t *testing.T) {
+	t.Parallel()
+	login := func(h *apitest.Harness, client string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, h.URL+"/auth/session/login",
+			strings.NewReader(`{"email":"nobody@ermine.test","password":"wrong password"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", client)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	behind := apitest.Start(t, func(c *config.Config) { c.Public.TrustedProxies = []string{"127.0.0.1"} })
+	for i := range 3 {
+		if got := login(behind, "203.0.113.7"); got == http.StatusTooManyRequests {
+			t.Fatalf("call %d of the first client was limited", i+1)
+		}
+	}
+	if got := login(behind, "203.0.113.7"); got != http.StatusTooManyRequests {
+		t.Errorf("the first client's 4th call = %d, want 429", got)
+	}
+	if got := login(behind, "203.0.113.8"); got == http.StatusTooManyRequests {
+		t.Errorf("another client behind the same proxy was limited too")
+	}
+
+	direct := apitest.Start(t)
+	for i := range 3 {
+		login(direct, "203.0.113."+string(rune('1'+i)))
+	}
+	if got := login(direct, "203.0.113.9"); got != http.StatusTooManyRequests {
+		t.Errorf("without trusted proxies, a forged X-Forwarded-For escaped the limit: %d", got)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -84,6 +85,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		}
 	}()
 
+	if err := checkDataDir(cfg.Data); err != nil {
+		return nil, err
+	}
 	if s.store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -233,7 +237,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 
 	s.http = &http.Server{
-		Handler:           limitURL(mux),
+		Handler:           behindProxies(cfg.Public.TrustedPrefixes(), limitURL(mux)),
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -358,6 +362,9 @@ func storeName(cfg config.Config) string {
 // the server and for admin commands.
 func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if cfg.Database.URL == "" {
+		if err := checkDataDir(cfg.Data); err != nil {
+			return nil, err
+		}
 		return sqlite.OpenWith(ctx, cfg.SQLitePath(), sqlite.Options{Synchronous: cfg.Database.SQLiteSynchronous})
 	}
 	return postgres.Open(ctx, cfg.Database.URL)
@@ -500,7 +507,7 @@ func rootObject(cfg config.Config, public config.Public) api.Root {
 		WS:    public.EventsURL,
 		App:   public.AppURL,
 		VAPID: cfg.Push.VAPIDPublicKey,
-		Build: buildInfo(),
+		Build: Build(),
 	}
 }
 
@@ -552,14 +559,29 @@ func januaryURL(cfg config.Config, public config.Public) string {
 	return public.EmbedsURL
 }
 
-// buildInfo reads the version control facts the Go toolchain stamped.
-func buildInfo() api.BuildInfo {
+// Commit and CommitTime name the commit a binary was built from when the
+// build has no version control facts of its own (a container build of a
+// source tree without .git): go build -ldflags "-X
+// ermine/internal/server.Commit=... -X ermine/internal/server.CommitTime=...".
+var Commit, CommitTime string
+
+// Build is what the root object's build says: the version, and the
+// commit the Go toolchain stamped (go build in a clone) or the linker
+// was given (Commit). A build of a modified tree says so with "-dirty".
+func Build() api.BuildInfo {
 	b := api.BuildInfo{CommitSHA: "unknown", CommitTimestamp: "unknown", Semver: Version,
 		OriginURL: "unknown", Timestamp: "unknown"}
+	if Commit != "" {
+		b.CommitSHA = Commit
+	}
+	if CommitTime != "" {
+		b.CommitTimestamp, b.Timestamp = CommitTime, CommitTime
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
 	}
+	dirty := false
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -567,10 +589,18 @@ func buildInfo() api.BuildInfo {
 		case "vcs.time":
 			b.CommitTimestamp = s.Value
 			b.Timestamp = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
+	}
+	if dirty && b.CommitSHA != "unknown" {
+		b.CommitSHA += "-dirty"
 	}
 	return b
 }
+
+// GoVersion is the Go release the binary was built with.
+func GoVersion() string { return runtime.Version() }
 
 // pusher adapts a push queue to app.Pusher.
 type pusher struct {

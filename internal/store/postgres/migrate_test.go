@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"database/sql"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"ermine/internal/chat"
@@ -35,4 +37,61 @@ func TestMigrateCompactMessages(t *testing.T) {
 		}
 		return data
 	})
+}
+
+// TestMigrateFromFirstRelease opens a database of Ermine's first release
+// (migrations 0001–0003) with today's code.
+func TestMigrateFromFirstRelease(t *testing.T) {
+	u := freshSchema(t, dsn(t))
+	raw, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	exec := func(q string, args ...any) error { _, err := raw.Exec(sqlstore.Rebind(q), args...); return err }
+	storetest.ApplyMigrations(t, exec, "migrations", 3)
+	storetest.MigrateFromFirstRelease(t, exec, func() store.Store {
+		s, err := postgres.Open(t.Context(), u)
+		if err != nil {
+			t.Fatalf("open the first release's database: %v", err)
+		}
+		return s
+	}, shipped(t), func() []int { return recorded(t, raw) })
+}
+
+// shipped lists the migration numbers in migrations/.
+func shipped(t *testing.T) []int {
+	t.Helper()
+	files, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, f := range files {
+		v, err := strconv.Atoi(filepath.Base(f)[:4])
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// recorded lists the migration numbers the database has applied.
+func recorded(t *testing.T, db *sql.DB) []int {
+	t.Helper()
+	rows, err := db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -121,3 +121,65 @@ func pinnedOf(m *chat.Message) int {
 	}
 	return 0
 }
+
+// MigrateFromFirstRelease checks every migration on a database at
+// migration 0003, the schema of Ermine's first release (ApplyMigrations),
+// holding a user, a session, a server with a channel and a member, and
+// messages: open migrates it, and everything reads back the same through
+// today's store, still found by history and search; versions are the
+// migration numbers the engine ships, which must all be recorded.
+func MigrateFromFirstRelease(t *testing.T, exec Exec, open func() store.Store, versions []int, recorded func() []int) {
+	t.Helper()
+	doc := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	u := newUser("Ada", "0001")
+	u.DisplayName = ptr("Ada L.")
+	must(t, exec(`INSERT INTO users (id, username_lower, discriminator, data) VALUES (?, ?, ?, ?)`, u.ID, "ada", u.Discriminator, doc(u)))
+	se := &chat.Session{ID: chat.NewID(), UserID: u.ID, Token: chat.NewToken(64), Name: "old client"}
+	must(t, exec(`INSERT INTO sessions (id, user_id, token, data) VALUES (?, ?, ?, ?)`, se.ID, se.UserID, se.Token, doc(se)))
+	sv := newServer(u.ID)
+	ch := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: sv.ID, Name: "general"}
+	sv.Channels = []chat.ID{ch.ID}
+	must(t, exec(`INSERT INTO servers (id, owner_id, data) VALUES (?, ?, ?)`, sv.ID, sv.Owner, doc(sv)))
+	must(t, exec(`INSERT INTO channels (id, channel_type, server_id, data) VALUES (?, ?, ?, ?)`, ch.ID, ch.ChannelType, ch.Server, doc(ch)))
+	m := &chat.Member{ID: chat.MemberID{Server: sv.ID, User: u.ID}, JoinedAt: chat.Now(), Nickname: ptr("ada")}
+	must(t, exec(`INSERT INTO members (server_id, user_id, joined_at, data) VALUES (?, ?, ?, ?)`, sv.ID, u.ID, m.JoinedAt.Millis(), doc(m)))
+	var msgs []*chat.Message
+	for _, text := range []string{"first words", "second words"} {
+		msg := &chat.Message{ID: chat.NewID(), Channel: ch.ID, Author: u.ID, Content: ptr(text)}
+		must(t, exec(`INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
+			msg.ID, msg.Channel, msg.Author, msg.Content, 0, doc(msg)))
+		msgs = append(msgs, msg)
+	}
+
+	s := open()
+	defer s.Close()
+	c := ctx(t)
+	gotUser, err := s.FetchUser(c, u.ID)
+	must(t, err)
+	same(t, gotUser, u)
+	gotSession, err := s.FetchSessionByToken(c, se.Token)
+	must(t, err)
+	same(t, gotSession, se)
+	gotServer, err := s.FetchServer(c, sv.ID)
+	must(t, err)
+	same(t, gotServer, sv)
+	lists, err := s.FetchServersChannels(c, []chat.ID{sv.ID})
+	must(t, err)
+	same(t, lists[sv.ID], []*chat.Channel{ch})
+	gotMember, err := s.FetchMember(c, sv.ID, u.ID)
+	must(t, err)
+	same(t, gotMember, m)
+	page, err := s.FetchMessages(c, store.MessageQuery{Channel: ch.ID, Limit: 10, Sort: store.SortOldest})
+	must(t, err)
+	same(t, page, msgs)
+	found, err := s.SearchMessages(c, store.MessageSearch{Channel: ch.ID, Query: "second", Limit: 10})
+	must(t, err)
+	same(t, len(found), 1)
+	same(t, recorded(), versions)
+}
