@@ -52,6 +52,8 @@ var statuses = map[string]int{
 
 	"LabelMe": 500, "DatabaseError": 500, "InternalError": 500, "ImageProcessingFailed": 500,
 	"OperationFailed": 500, "RenderFail": 500, "EmailFailed": 500,
+
+	"StorageUnavailable": 503,
 }
 
 // Status returns the HTTP status of an error sent to a client.

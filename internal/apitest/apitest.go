@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -37,6 +38,17 @@ func NoRateLimits(c *config.Config) { c.Limits.RateLimits = false }
 // Start runs a node for the test and stops it when the test ends.
 func Start(t testing.TB, opts ...Option) *Harness {
 	t.Helper()
+	h, err := TryStart(t, opts...)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	return h
+}
+
+// TryStart is Start for a node that may refuse to start: it returns the
+// configuration's or the server's error instead of failing the test.
+func TryStart(t testing.TB, opts ...Option) (*Harness, error) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Data = t.TempDir()
@@ -44,7 +56,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 		o(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
-		t.Fatalf("apitest: %v", err)
+		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -52,7 +64,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 	}
 	srv, err := server.Start(context.Background(), cfg, log)
 	if err != nil {
-		t.Fatalf("apitest: start: %v", err)
+		return nil, fmt.Errorf("start: %w", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -61,7 +73,7 @@ func Start(t testing.TB, opts ...Option) *Harness {
 			t.Errorf("apitest: shutdown: %v", err)
 		}
 	})
-	return &Harness{t: t, Server: srv, URL: "http://" + srv.Addr(), Client: &http.Client{Timeout: 30 * time.Second}}
+	return &Harness{t: t, Server: srv, URL: "http://" + srv.Addr(), Client: &http.Client{Timeout: 30 * time.Second}}, nil
 }
 
 type testWriter struct{ t testing.TB }

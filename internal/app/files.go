@@ -152,7 +152,7 @@ func (a *App) UploadFile(ctx context.Context, c *Caller, up Upload) (*chat.File,
 			return nil, err
 		}
 		if err := a.blobs.Put(ctx, originalKey(up.Hash), p.Body, p.Size); err != nil {
-			return nil, fmt.Errorf("store upload: %w", err)
+			return nil, storageError("store upload", err)
 		}
 	case err != nil:
 		return nil, dbError("fetch file by hash", err)
@@ -245,9 +245,19 @@ func (a *App) OpenFile(ctx context.Context, f *chat.FileRecord) (blob.Object, er
 		return nil, chat.ErrNotFound.Wrap(err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open file %s: %w", f.ID, err)
+		return nil, storageError("open file "+f.ID, err)
 	}
 	return o, nil
+}
+
+// storageError is err from the blob store as the client sees it:
+// StorageUnavailable (503) while the store cannot be reached, an internal
+// error otherwise.
+func storageError(what string, err error) error {
+	if errors.Is(err, blob.ErrUnavailable) {
+		return chat.ErrStorageUnavailable.Wrap(fmt.Errorf("%s: %w", what, err))
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // FilePreview returns the preview variant (a name such as "128x128") of
@@ -264,7 +274,7 @@ func (a *App) FilePreview(ctx context.Context, f *chat.FileRecord, variant strin
 		return o, nil
 	}
 	if !errors.Is(err, blob.ErrNotFound) {
-		return nil, fmt.Errorf("open preview: %w", err)
+		return nil, storageError("open preview", err)
 	}
 	v, err, _ := a.files.previews.Do(key, func() (any, error) {
 		// The first caller's cancellation must not fail the others.

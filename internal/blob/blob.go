@@ -25,6 +25,11 @@ var ErrInvalidKey = errors.New("blob: invalid key")
 // announced number of bytes. Nothing is stored then.
 var ErrSize = errors.New("blob: size mismatch")
 
+// ErrUnavailable is returned (wrapped) when the store cannot be reached
+// or answers that it cannot serve now (a network failure, a 5xx): the
+// request may succeed later. A Put that fails so stored nothing.
+var ErrUnavailable = errors.New("blob: store unavailable")
+
 // Store keeps objects under keys. Implementations are safe for concurrent
 // use.
 type Store interface {

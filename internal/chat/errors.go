@@ -130,6 +130,9 @@ var (
 	ErrImageProcessingFailed          = errType("ImageProcessingFailed")
 	ErrNoEmbedData                    = errType("NoEmbedData")
 	ErrVosoUnavailable                = errType("VosoUnavailable")
+	// ErrStorageUnavailable: the file store (S3) cannot be reached now; not
+	// in the reference, whose file server answers 500 then.
+	ErrStorageUnavailable = errType("StorageUnavailable")
 
 	// Authentication component (accounts, sessions, MFA).
 	ErrOperationFailed     = errType("OperationFailed")

@@ -163,6 +163,7 @@ var statuses = map[string]int{
 	"NotAuthenticated": 401, "InvalidSession": 401,
 	"NotFound":     404,
 	"FileTooSmall": 422, "FileTooLarge": 422,
+	"StorageUnavailable": 503,
 }
 
 // writeError writes err as the client's error body and logs failures the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -25,8 +26,32 @@ import (
 	"ermine/internal/config"
 )
 
-// backends are the blob stores every integration test runs on.
-var backends = []string{config.FilesDisk, config.FilesS3}
+// backends are the blob stores every integration test runs on: local
+// disk, an in-process fake S3 and, when ERMINE_TEST_S3 names one, a real
+// S3-compatible server (versitygw in CI), a new bucket per node.
+var backends = func() []string {
+	b := []string{config.FilesDisk, config.FilesS3}
+	if os.Getenv("ERMINE_TEST_S3") != "" {
+		b = append(b, realS3)
+	}
+	return b
+}()
+
+// realS3 is the backend of the server ERMINE_TEST_S3 names.
+const realS3 = "s3-real"
+
+// realS3Config is ERMINE_TEST_S3's server with a new bucket (the store
+// makes a missing bucket).
+func realS3Config(t testing.TB) s3.Config {
+	t.Helper()
+	c, err := s3.ParseURL(os.Getenv("ERMINE_TEST_S3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Bucket = fmt.Sprintf("ermine-files-%d", time.Now().UnixNano())
+	c.Prefix = ""
+	return c
+}
 
 // node is a running Ermine node with a view of its blob store.
 type node struct {
@@ -42,23 +67,27 @@ func start(t testing.TB, backend string, opts ...apitest.Option) *node {
 	t.Helper()
 	n := &node{t: t}
 	var s3cfg s3.Config
-	if backend == config.FilesS3 {
+	switch backend {
+	case config.FilesS3:
 		srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
 		t.Cleanup(srv.Close)
 		s3cfg = s3.Config{Endpoint: strings.TrimPrefix(srv.URL, "http://"), Bucket: "ermine",
 			AccessKey: "ermine", SecretKey: "ermine-secret", Region: "us-east-1"}
+	case realS3:
+		s3cfg = realS3Config(t)
 	}
 	opts = append([]apitest.Option{func(c *config.Config) {
 		n.data = c.Data
 		c.Files.Backend = backend
-		if backend == config.FilesS3 {
+		if s3cfg.Bucket != "" {
+			c.Files.Backend = config.FilesS3
 			c.Files.S3 = config.S3{Endpoint: s3cfg.Endpoint, Bucket: s3cfg.Bucket, AccessKey: s3cfg.AccessKey,
-				SecretKey: s3cfg.SecretKey, Region: s3cfg.Region}
+				SecretKey: s3cfg.SecretKey, Region: s3cfg.Region, UseSSL: s3cfg.UseSSL}
 		}
 	}}, opts...)
 	n.Harness = apitest.Start(t, opts...)
 	var err error
-	if backend == config.FilesS3 {
+	if s3cfg.Bucket != "" {
 		n.blobs, err = s3.Open(context.Background(), s3cfg)
 	} else {
 		n.blobs, err = disk.Open(filepath.Join(n.data, "files"))

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
 
@@ -74,20 +75,42 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	} else {
 		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
 	}
-	client, err := minio.New(c.Endpoint, &minio.Options{Creds: creds, Secure: c.UseSSL, Region: c.Region})
+	// A few retries, not minio-go's ten: an upload while the store is
+	// down should fail in about a second, not hang.
+	client, err := minio.New(c.Endpoint, &minio.Options{Creds: creds, Secure: c.UseSSL, Region: c.Region, MaxRetries: maxRetries})
 	if err != nil {
-		return nil, fmt.Errorf("open s3 %s: %w", c.Endpoint, err)
+		return nil, fmt.Errorf("s3 endpoint %q: %w", c.Endpoint, err)
 	}
 	ok, err := client.BucketExists(ctx, c.Bucket)
 	if err != nil {
-		return nil, fmt.Errorf("open s3 bucket %s: %w", c.Bucket, err)
+		return nil, openError(c, err)
 	}
 	if !ok {
 		if err := client.MakeBucket(ctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region}); err != nil {
-			return nil, fmt.Errorf("create s3 bucket %s: %w", c.Bucket, err)
+			return nil, fmt.Errorf("s3 bucket %q does not exist and could not be created (make it, or give the key the right to): %w",
+				c.Bucket, mapErr(err))
 		}
 	}
 	return &Store{client: client, bucket: c.Bucket, prefix: c.Prefix}, nil
+}
+
+// maxRetries is how many times a request to the store is retried.
+const maxRetries = 2
+
+// openError words a failure to reach the bucket at start.
+func openError(c Config, err error) error {
+	scheme := "http"
+	if c.UseSSL {
+		scheme = "https"
+	}
+	err = mapErr(err)
+	switch resp := minio.ToErrorResponse(err); {
+	case errors.Is(err, blob.ErrUnavailable):
+		return fmt.Errorf("s3 endpoint %s://%s cannot be reached (check [files.s3] endpoint and use_ssl): %w", scheme, c.Endpoint, err)
+	case resp.StatusCode == 403 || resp.Code == "AccessDenied" || resp.Code == "InvalidAccessKeyId" || resp.Code == "SignatureDoesNotMatch":
+		return fmt.Errorf("s3 bucket %q at %s: access denied (check [files.s3] access_key and secret_key): %w", c.Bucket, c.Endpoint, err)
+	}
+	return fmt.Errorf("s3 bucket %q at %s: %w", c.Bucket, c.Endpoint, err)
 }
 
 // Put implements blob.Store. The body is sent as a plain payload (no
@@ -119,7 +142,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64) er
 		return fmt.Errorf("put %s: sent %d bytes, want %d: %w", key, cr.n, size, blob.ErrSize)
 	}
 	if err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, mapErr(err))
 	}
 	return nil
 }
@@ -244,7 +267,7 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 		if errors.Is(mapErr(err), blob.ErrNotFound) {
 			return false, nil
 		}
-		return false, fmt.Errorf("stat %s: %w", key, err)
+		return false, fmt.Errorf("stat %s: %w", key, mapErr(err))
 	}
 	return true, nil
 }
@@ -256,7 +279,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	}
 	err := s.client.RemoveObject(ctx, s.bucket, s.prefix+key, minio.RemoveObjectOptions{})
 	if err != nil && !errors.Is(mapErr(err), blob.ErrNotFound) {
-		return fmt.Errorf("delete %s: %w", key, err)
+		return fmt.Errorf("delete %s: %w", key, mapErr(err))
 	}
 	return nil
 }
@@ -269,18 +292,24 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
 	for o := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
 		if o.Err != nil {
-			return nil, fmt.Errorf("list %q: %w", prefix, o.Err)
+			return nil, fmt.Errorf("list %q: %w", prefix, mapErr(o.Err))
 		}
 		keys = append(keys, strings.TrimPrefix(o.Key, s.prefix))
 	}
 	return keys, nil
 }
 
-// mapErr turns the store's "no such key" answers into blob.ErrNotFound.
+// mapErr turns the store's "no such key" answers into blob.ErrNotFound,
+// and a store that cannot be reached or cannot serve now (a network
+// failure, a 5xx answer) into blob.ErrUnavailable.
 func mapErr(err error) error {
 	resp := minio.ToErrorResponse(err)
 	if resp.Code == minio.NoSuchKey || resp.Code == "NotFound" || resp.StatusCode == 404 && resp.Code != minio.NoSuchBucket {
 		return fmt.Errorf("%w: %v", blob.ErrNotFound, err)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || resp.StatusCode >= 500 || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: %w", blob.ErrUnavailable, err)
 	}
 	return err
 }
