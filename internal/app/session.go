@@ -76,16 +76,19 @@ func (a *App) Authenticate(ctx context.Context, userToken, botToken string) (*Ca
 		}
 		return &Caller{User: u, Bot: bot}, nil
 	case userToken != "":
-		se, err := a.SessionByToken(ctx, userToken)
-		if err != nil {
-			return nil, err
+		// The session and its user in one read: every request pays it.
+		if !wellFormedToken(userToken) {
+			return nil, chat.ErrInvalidSession
 		}
-		u, err := a.store.FetchUser(ctx, se.UserID)
-		if errors.Is(err, store.ErrNotFound) {
+		se, u, err := a.store.FetchSessionUser(ctx, userToken)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !equalToken(se.Token, userToken)) {
+			return nil, chat.ErrInvalidSession
+		}
+		if err != nil {
+			return nil, dbError("fetch session", err)
+		}
+		if u == nil {
 			return &Caller{Session: se}, ErrOnboardingNotFinished
-		}
-		if err != nil {
-			return nil, dbError("fetch user", err)
 		}
 		return &Caller{User: u, Session: se}, nil
 	}

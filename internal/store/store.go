@@ -110,6 +110,10 @@ type Sessions interface {
 	FetchSession(ctx context.Context, id chat.ID) (*chat.Session, error)
 	// FetchSessionByToken finds a session by token, or ErrNotFound.
 	FetchSessionByToken(ctx context.Context, token string) (*chat.Session, error)
+	// FetchSessionUser finds a session by token with its user in one
+	// read (the user is nil when the account has none yet), or
+	// ErrNotFound: what authenticating every request needs.
+	FetchSessionUser(ctx context.Context, token string) (*chat.Session, *chat.User, error)
 	// FetchSessions lists a user's sessions, oldest first.
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.

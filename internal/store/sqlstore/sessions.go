@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"ermine/internal/chat"
+	"ermine/internal/store"
 )
 
 // InsertSession adds a session.
@@ -25,6 +28,31 @@ func (s *DB) FetchSession(ctx context.Context, id chat.ID) (*chat.Session, error
 // FetchSessionByToken returns a session by token.
 func (s *DB) FetchSessionByToken(ctx context.Context, token string) (*chat.Session, error) {
 	return one[chat.Session](ctx, s, `SELECT data FROM sessions WHERE token = ?`+s.lock, token)
+}
+
+// FetchSessionUser finds a session and its user with one query.
+func (s *DB) FetchSessionUser(ctx context.Context, token string) (*chat.Session, *chat.User, error) {
+	var sd string
+	var ud *string
+	err := s.queryRow(ctx, `SELECT se.data, u.data FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?`, token).Scan(&sd, &ud)
+	if isNoRows(err) {
+		return nil, nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	se := new(chat.Session)
+	if err := json.Unmarshal([]byte(sd), se); err != nil {
+		return nil, nil, fmt.Errorf("decode document: %w", err)
+	}
+	if ud == nil {
+		return se, nil, nil
+	}
+	d := new(chat.UserDoc)
+	if err := json.Unmarshal([]byte(*ud), d); err != nil {
+		return nil, nil, fmt.Errorf("decode document: %w", err)
+	}
+	return se, d.User(), nil
 }
 
 // FetchSessions lists a user's sessions.
