@@ -8,9 +8,7 @@
 // renews the widget, and succeeds with a right one; "Forgot your
 // password?" on the login page asks for its own answer too.
 
-import { launch } from "./lib.mjs";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+import { launch, reportFailure } from "./lib.mjs";
 
 const BASE = process.env.ERMINE_URL;
 const SITE_KEY = process.env.CAPTCHA_SITE_KEY;
@@ -108,14 +106,7 @@ try {
   step(`captcha: widget shown, no answer, wrong answer, register, password reset — passed`);
 } catch (err) {
   failed = true;
-  console.error(`FAILED: ${err?.stack ?? err}`);
-  if (pageErrors.length) console.error(`page errors:\n${pageErrors.join("\n")}`);
-  if (page) {
-    mkdirSync(SHOTS, { recursive: true });
-    const file = path.join(SHOTS, "captcha.png");
-    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
-    console.error(`screenshot: ${file}`);
-  }
+  await reportFailure(err, page ? [{ name: "captcha", page }] : [], pageErrors, SHOTS);
 } finally {
   await browser.close();
 }

@@ -5,8 +5,8 @@
 // (default e2e/screenshots); README_SHOT, when set, is where the
 // screenshot for the README is written.
 
-import { apiAt, launch } from "./lib.mjs";
-import { mkdirSync, readFileSync } from "node:fs";
+import { apiAt, launch, reportFailure } from "./lib.mjs";
+import { readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { createHmac } from "node:crypto";
 import path from "node:path";
@@ -432,14 +432,7 @@ try {
   step("passed");
 } catch (err) {
   failed = true;
-  console.error(`FAILED: ${err?.stack ?? err}`);
-  if (pageErrors.length) console.error(`page errors:\n${pageErrors.join("\n")}`);
-  mkdirSync(SHOTS, { recursive: true });
-  for (const { name, page } of pages) {
-    const file = path.join(SHOTS, `${name}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
-    console.error(`screenshot: ${file}`);
-  }
+  await reportFailure(err, pages, pageErrors, SHOTS, "");
 } finally {
   await browser.close();
 }

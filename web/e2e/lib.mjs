@@ -2,6 +2,8 @@
 // API as a client library calls it.
 
 import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 
 /** Debian's Chromium (CHROMIUM, default /usr/bin/chromium), headless, with extra flags. */
 export function launch(extraArgs = []) {
@@ -38,4 +40,19 @@ export function apiAt(base) {
       return text ? JSON.parse(text) : null;
     }
   };
+}
+
+/**
+ * Reports a failed run: the error, the page errors seen, and a screenshot
+ * of each page ({name, page}) in dir (SCREENSHOTS), named prefix + name.
+ */
+export async function reportFailure(err, pages, pageErrors, dir, prefix = "") {
+  console.error(`FAILED: ${err?.stack ?? err}`);
+  if (pageErrors.length) console.error(`page errors:\n${pageErrors.join("\n")}`);
+  mkdirSync(dir, { recursive: true });
+  for (const { name, page } of pages) {
+    const file = path.join(dir, `${prefix}${name}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+    console.error(`screenshot: ${file}`);
+  }
 }

@@ -7,9 +7,7 @@
 // (webhooks) and Ermine tells Bob, VoiceChannelJoin, UserVoiceStateUpdate
 // (publishing) then, after "Leave voice", VoiceChannelLeave. Screenshots of a failure go to SCREENSHOTS.
 
-import { apiAt, launch } from "./lib.mjs";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
+import { apiAt, launch, reportFailure } from "./lib.mjs";
 
 const BASE = process.env.ERMINE_URL;
 const LIVEKIT = process.env.LIVEKIT_URL;
@@ -124,14 +122,7 @@ try {
   step("voice: join through LiveKit, VoiceChannelJoin, microphone published, leave, VoiceChannelLeave — passed");
 } catch (err) {
   failed = true;
-  console.error(`FAILED: ${err?.stack ?? err}`);
-  if (pageErrors.length) console.error(`page errors:\n${pageErrors.join("\n")}`);
-  mkdirSync(SHOTS, { recursive: true });
-  for (const { name, page } of pages) {
-    const file = path.join(SHOTS, `voice-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
-    console.error(`screenshot: ${file}`);
-  }
+  await reportFailure(err, pages, pageErrors, SHOTS, "voice-");
 } finally {
   await browser.close();
 }

@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"database/sql"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -13,34 +16,87 @@ import (
 	"ermine/internal/store"
 )
 
-// Exec runs one SQL text (one or more statements without arguments, or
-// one statement with ? placeholders) on a database outside the store.
-type Exec func(q string, args ...any) error
+// Raw is a database outside the store, as an engine's test opens it:
+// Rebind turns ? placeholders into the engine's.
+type Raw struct {
+	DB     *sql.DB
+	Rebind func(string) string
+}
 
-// ApplyMigrations applies the engine's migration files in dir numbered
-// up to upTo and records them as the store's migrator does, making a
-// database as an older Ermine left it.
-func ApplyMigrations(t *testing.T, exec Exec, dir string, upTo int) {
+// Exec runs one SQL text (one or more statements without arguments, or
+// one statement with ? placeholders).
+func (r Raw) Exec(q string, args ...any) error {
+	_, err := r.DB.Exec(r.Rebind(q), args...)
+	return err
+}
+
+// messageData returns a message's stored document.
+func (r Raw) messageData(t *testing.T, id chat.ID) string {
+	t.Helper()
+	var data string
+	if err := r.DB.QueryRow(r.Rebind(`SELECT data FROM messages WHERE id = ?`), id).Scan(&data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// recorded lists the migration numbers the database has applied.
+func (r Raw) recorded(t *testing.T) []int {
+	t.Helper()
+	rows, err := r.DB.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		must(t, rows.Scan(&v))
+		out = append(out, v)
+	}
+	must(t, rows.Err())
+	return out
+}
+
+// migrationFiles lists the engine's migration files in dir by number.
+func migrationFiles(t *testing.T, dir string) map[int]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`))
+	out := map[int]string{}
 	for _, f := range files {
-		base := filepath.Base(f)
-		v, err := strconv.Atoi(base[:4])
-		if err != nil || v > upTo {
+		v, err := strconv.Atoi(filepath.Base(f)[:4])
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[v] = f
+	}
+	return out
+}
+
+// ApplyMigrations applies the engine's migration files in dir numbered
+// up to upTo and records them as the store's migrator does, making a
+// database as an older Ermine left it.
+func ApplyMigrations(t *testing.T, raw Raw, dir string, upTo int) {
+	t.Helper()
+	must(t, raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`))
+	files := migrationFiles(t, dir)
+	versions := slices.Sorted(maps.Keys(files))
+	for _, v := range versions {
+		if v > upTo {
 			continue
 		}
-		body, err := os.ReadFile(f)
+		body, err := os.ReadFile(files[v])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := exec(string(body)); err != nil {
+		base := filepath.Base(files[v])
+		if _, err := raw.DB.Exec(string(body)); err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
-		must(t, exec(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, v, base))
+		must(t, raw.Exec(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, v, base))
 	}
 }
 
@@ -50,8 +106,9 @@ func ApplyMigrations(t *testing.T, exec Exec, dir string, upTo int) {
 // same through today's store after open migrates it, and are found by
 // history, search and author; data returns a message's stored document,
 // which must no longer repeat the columns.
-func MigrateCompactMessages(t *testing.T, exec Exec, open func() store.Store, data func(id chat.ID) string) {
+func MigrateCompactMessages(t *testing.T, raw Raw, open func() store.Store) {
 	t.Helper()
+	exec := raw.Exec
 	server, channel, other, author, someone := chat.NewID(), chat.NewID(), chat.NewID(), chat.NewID(), chat.NewID()
 	must(t, exec(`INSERT INTO servers (id, owner_id, data) VALUES (?, ?, ?)`, server, author,
 		`{"_id":"`+string(server)+`","owner":"`+string(author)+`","name":"old","channels":[]}`))
@@ -103,11 +160,11 @@ func MigrateCompactMessages(t *testing.T, exec Exec, open func() store.Store, da
 		t.Errorf("channel lists after the migration: %v, %v", lists, err)
 	}
 	var doc map[string]any
-	must(t, json.Unmarshal([]byte(data(want[0].ID)), &doc))
+	must(t, json.Unmarshal([]byte(raw.messageData(t, want[0].ID)), &doc))
 	if len(doc) != 0 {
 		t.Errorf("a plain message's document after the migration: %v, want {}", doc)
 	}
-	must(t, json.Unmarshal([]byte(data(want[1].ID)), &doc))
+	must(t, json.Unmarshal([]byte(raw.messageData(t, want[1].ID)), &doc))
 	for _, k := range []string{"_id", "channel", "author", "content"} {
 		if _, ok := doc[k]; ok {
 			t.Errorf("a message's document still holds %q after the migration: %v", k, doc)
@@ -126,10 +183,11 @@ func pinnedOf(m *chat.Message) int {
 // migration 0003, the schema of Ermine's first release (ApplyMigrations),
 // holding a user, a session, a server with a channel and a member, and
 // messages: open migrates it, and everything reads back the same through
-// today's store, still found by history and search; versions are the
-// migration numbers the engine ships, which must all be recorded.
-func MigrateFromFirstRelease(t *testing.T, exec Exec, open func() store.Store, versions []int, recorded func() []int) {
+// today's store, still found by history and search, and every migration
+// file in dir is recorded as applied.
+func MigrateFromFirstRelease(t *testing.T, raw Raw, open func() store.Store, dir string) {
 	t.Helper()
+	exec := raw.Exec
 	doc := func(v any) string {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -181,5 +239,5 @@ func MigrateFromFirstRelease(t *testing.T, exec Exec, open func() store.Store, v
 	found, err := s.SearchMessages(c, store.MessageSearch{Channel: ch.ID, Query: "second", Limit: 10})
 	must(t, err)
 	same(t, len(found), 1)
-	same(t, recorded(), versions)
+	same(t, raw.recorded(t), slices.Sorted(maps.Keys(migrationFiles(t, dir))))
 }
