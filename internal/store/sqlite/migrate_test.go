@@ -31,16 +31,8 @@ func oldDatabase(t *testing.T, upTo int) (storetest.Raw, func() store.Store) {
 	}
 }
 
-// TestMigrateCompactMessages opens a database made by migrations
-// 0001–0009 with today's code (storetest.MigrateCompactMessages).
-func TestMigrateCompactMessages(t *testing.T) {
-	raw, open := oldDatabase(t, 9)
-	storetest.MigrateCompactMessages(t, raw, open)
-}
-
-// TestMigrateFromFirstRelease opens a database of Ermine's first release
-// (migrations 0001–0003) with today's code.
-func TestMigrateFromFirstRelease(t *testing.T) {
-	raw, open := oldDatabase(t, 3)
-	storetest.MigrateFromFirstRelease(t, raw, open, "migrations")
+// TestMigrations opens databases of older schemas with today's code
+// (storetest.RunMigrations).
+func TestMigrations(t *testing.T) {
+	storetest.RunMigrations(t, "migrations", oldDatabase)
 }

@@ -100,6 +100,21 @@ func ApplyMigrations(t *testing.T, raw Raw, dir string, upTo int) {
 	}
 }
 
+// RunMigrations checks an engine's migrations on databases an older
+// Ermine left: old makes one at migration upTo (ApplyMigrations) and
+// returns it raw and a way to open it with today's code; dir holds the
+// engine's migration files.
+func RunMigrations(t *testing.T, dir string, old func(t *testing.T, upTo int) (Raw, func() store.Store)) {
+	t.Run("FromFirstRelease", func(t *testing.T) {
+		raw, open := old(t, 3)
+		MigrateFromFirstRelease(t, raw, open, dir)
+	})
+	t.Run("CompactMessages", func(t *testing.T) {
+		raw, open := old(t, 9)
+		MigrateCompactMessages(t, raw, open)
+	})
+}
+
 // MigrateCompactMessages checks migration 0010 on a database at
 // migration 0009 (ApplyMigrations): messages stored the old way, the
 // whole message as the data document beside its columns, read back the
