@@ -38,13 +38,13 @@ var allowed = map[string][]string{
 	// app: chat, perm and the contracts it is given (store, pubsub, blob),
 	// and the §2 services it calls (auth for passwords and tokens,
 	// presence for online state).
-	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", event, "internal/app/emoji", "internal/voice"},
+	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", "internal/nonce", event, "internal/app/emoji", "internal/voice"},
 	"internal/api":       {chat, app, ratelimit, "internal/api/contract"},
 	"internal/gateway":   {chat, app, pubsub, event, ratelimit},
 	"internal/files":     {chat, app, blob, ratelimit},
 	"internal/auth":      {chat},
 	"internal/ratelimit": {chat},
-	"internal/presence":  {chat},
+	"internal/presence":  {chat, pubsub},
 	"internal/embeds":    {chat},
 	// embedstest is a loopback site serving the pages the preview tests read.
 	"internal/embeds/embedstest": {},
@@ -78,6 +78,16 @@ var allowed = map[string][]string{
 	// conformance suite runs both.
 	"internal/slowmode":              {chat},
 	"internal/slowmode/slowmodetest": {chat, "internal/slowmode"},
+	// nonce keeps the idempotency keys of recent sends (memory or Redis).
+	"internal/nonce":                 {},
+	"internal/nonce/noncetest":       {"internal/nonce"},
+	"internal/presence/presencetest": {chat, "internal/presence"},
+	// shared builds the state nodes share (presence, nonces, rate limits,
+	// slowmode) in memory or in Redis; sharedtest is the one suite of it.
+	"internal/shared": {"internal/presence", "internal/nonce", ratelimit, "internal/slowmode", pubsub},
+	"internal/shared/sharedtest": {chat, "internal/shared", "internal/presence", "internal/presence/presencetest",
+		"internal/nonce", "internal/nonce/noncetest", ratelimit, "internal/ratelimit/limitertest",
+		"internal/slowmode", "internal/slowmode/slowmodetest"},
 	// server is the wiring cmd/ermine and the whole-server tests share;
 	// wsload, e2e and the load generators are tools and tests.
 	"internal/server":   {"*"},
@@ -106,7 +116,8 @@ const (
 // testOnly lists the packages made for tests.
 var testOnly = []string{"internal/apitest", "internal/store/storetest", "internal/pubsub/pubsubtest",
 	"internal/blob/blobtest", "internal/ratelimit/limitertest", "internal/embeds/embedstest",
-	"internal/voice/voicetest"}
+	"internal/voice/voicetest", "internal/slowmode/slowmodetest", "internal/nonce/noncetest",
+	"internal/presence/presencetest", "internal/shared/sharedtest"}
 
 // TestArchitecture checks every package imports only what its layer may.
 func TestArchitecture(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"ermine/internal/auth"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
+	"ermine/internal/nonce"
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/slowmode"
@@ -97,7 +98,12 @@ type Deps struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Presence tracks connected users; an in-process tracker when nil.
+	// Nodes that share users pass a shared one (presence.Shared), whose
+	// expired leases the app announces offline.
 	Presence presence.Tracker
+	// Nonces guards sends against being posted twice; in-process when
+	// nil. Nodes that share users pass a shared one (nonce.Redis).
+	Nonces nonce.Guard
 	// Slowmodes keeps slowmode windows; in-process when nil. Nodes that
 	// share users pass a shared implementation (slowmode.Redis).
 	Slowmodes slowmode.Windows
@@ -172,7 +178,7 @@ type App struct {
 	dummy     string
 	dummyErr  error
 
-	nonces       *nonces        // recent idempotency keys of sent messages
+	nonces       nonce.Guard    // recent idempotency keys of sent messages
 	lastMessages *lastMessages  // channels' newest messages, written in batches
 	writer       *messageWriter // group commit of new messages
 	previews     *previews      // link preview workers; nil when off
@@ -196,6 +202,9 @@ func New(d Deps) *App {
 	if d.Slowmodes == nil {
 		d.Slowmodes = slowmode.NewMemory(d.Now)
 	}
+	if d.Nonces == nil {
+		d.Nonces = nonce.NewMemory(0)
+	}
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
@@ -216,12 +225,15 @@ func New(d Deps) *App {
 		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff, voice: d.Voice,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		mailRetry: d.MailRetry, closing: make(chan struct{}),
-		nonces:       newNonces(nonceCapacity),
+		nonces:       d.Nonces,
 		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
 		writer:       &messageWriter{store: d.Store},
 	}
 	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
 	a.members = newMemberCache(d.Bus)
+	if e, ok := d.Presence.(presence.Expiring); ok {
+		e.OnExpire(a.announcePresence)
+	}
 	return a
 }
 

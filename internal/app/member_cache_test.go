@@ -67,9 +67,9 @@ func TestMemberListCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ta.online.Connect(friend.ID())
-	ta.online.Connect(callers[3].ID())
-	ta.online.Connect(callers[4].ID())
+	ta.online.Connect(ctx, friend.ID())
+	ta.online.Connect(ctx, callers[3].ID())
+	ta.online.Connect(ctx, callers[4].ID())
 
 	first := ta.membersJSON(t, viewer, sid, false)
 	ta.members.mu.Lock()
@@ -83,7 +83,7 @@ func TestMemberListCache(t *testing.T) {
 		ta.membersJSON(t, c, sid, true)
 	}
 	// Presence is looked up on each request.
-	ta.online.Connect(callers[5].ID())
+	ta.online.Connect(ctx, callers[5].ID())
 	if got := ta.membersJSON(t, viewer, sid, true); !strings.Contains(got, string(callers[5].ID())) {
 		t.Errorf("a member who came online is missing from the online list: %s", got)
 	}

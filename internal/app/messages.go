@@ -286,7 +286,14 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	guard := ""
 	if nonce != "" {
 		guard = string(from.id) + "\x00" + nonce
-		if !a.nonces.reserve(guard) {
+		fresh, err := a.nonces.Reserve(ctx, guard)
+		if err != nil {
+			// Refusing every send while the shared store is down would
+			// lose more than a rare duplicate: send without the guard.
+			a.log.WarnContext(ctx, "nonce guard unavailable: sending without it", "err", err)
+			fresh, guard = true, ""
+		}
+		if !fresh {
 			return nil, chat.ErrDuplicateNonce
 		}
 	} else {
@@ -297,7 +304,9 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	tracked := a.trackedMentions(acc.ch, m, mass)
 	if err := a.insertMessage(ctx, m, data, tracked); err != nil {
 		if guard != "" {
-			a.nonces.release(guard)
+			if rerr := a.nonces.Release(context.WithoutCancel(ctx), guard); rerr != nil {
+				a.log.WarnContext(ctx, "release nonce", "err", rerr)
+			}
 		}
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // looksOnline reports whether others should see u online: connected
-// (on this node's tracker) and not Invisible.
+// (to any node) and not Invisible.
 func (a *App) looksOnline(u *chat.User) bool {
 	return !isInvisible(u) && a.online.Online(u.ID)
 }
@@ -25,7 +25,7 @@ func isInvisible(u *chat.User) bool {
 // are Invisible, it tells every server they belong to and everyone
 // following them (their user topic) that they are online.
 func (a *App) UserConnected(ctx context.Context, user *chat.User) {
-	if a.online.Connect(user.ID) && !isInvisible(user) {
+	if a.online.Connect(ctx, user.ID) && !isInvisible(user) {
 		a.publishPresence(ctx, user.ID, true)
 	}
 }
@@ -34,19 +34,29 @@ func (a *App) UserConnected(ctx context.Context, user *chat.User) {
 // it was their last one, unless they are Invisible now, it announces them
 // offline the way UserConnected announced them online.
 func (a *App) UserDisconnected(ctx context.Context, user chat.ID) {
-	if !a.online.Disconnect(user) {
+	if !a.online.Disconnect(ctx, user) {
 		return
 	}
-	u, err := a.store.FetchUser(ctx, user)
-	if errors.Is(err, store.ErrNotFound) {
-		return
-	}
-	if err != nil {
-		a.log.ErrorContext(ctx, "fetch user for presence", "user", user, "err", err)
-		return
-	}
-	if !isInvisible(u) {
-		a.publishPresence(ctx, user, false)
+	a.announcePresence(ctx, []chat.ID{user}, false)
+}
+
+// announcePresence tells others that users came online or went offline
+// without a connection of theirs opening or closing on this node: the
+// presence tracker calls it when another node's leases ran out (that
+// node died). Invisible users are not announced.
+func (a *App) announcePresence(ctx context.Context, users []chat.ID, online bool) {
+	for _, user := range users {
+		u, err := a.store.FetchUser(ctx, user)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			a.log.ErrorContext(ctx, "fetch user for presence", "user", user, "err", err)
+			continue
+		}
+		if !isInvisible(u) {
+			a.publishPresence(ctx, user, online)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ type Config struct {
 	Public       Public       `toml:"public"`
 	Database     Database     `toml:"database"`
 	Bus          Bus          `toml:"bus"`
+	Shared       Shared       `toml:"shared"`
 	Files        Files        `toml:"files"`
 	Email        Email        `toml:"email"`
 	Captcha      Captcha      `toml:"captcha"`
@@ -113,6 +114,32 @@ const (
 type Bus struct {
 	Kind string `toml:"kind"` // BusInproc, BusNATS or BusRedis
 	URL  string `toml:"url"`  // server URL; required for nats and redis, empty for inproc
+}
+
+// Shared selects where the nodes of one instance keep what they must
+// agree on outside the database: who is online, recent send nonces, rate
+// limits and slowmode windows.
+type Shared struct {
+	// URL is a Redis URL (redis://, rediss:// or unix://). When empty,
+	// the bus's URL is used if the bus is Redis; otherwise each node
+	// keeps that state in its own memory, which is right for one node.
+	URL string `toml:"url" secret:"true"`
+	// PresenceLease is how long a node's claim that a user is connected
+	// lasts unless renewed: the users of a node that dies go offline
+	// for everyone within about this long.
+	PresenceLease time.Duration `toml:"presence_lease"`
+}
+
+// SharedRedisURL is the Redis that holds the shared state, or "" when each
+// node keeps its own.
+func (c Config) SharedRedisURL() string {
+	if c.Shared.URL != "" {
+		return c.Shared.URL
+	}
+	if c.Bus.Kind == BusRedis {
+		return c.Bus.URL
+	}
+	return ""
 }
 
 // File backends accepted in Files.Backend.
@@ -379,6 +406,7 @@ func Default() Config {
 		Data:   "./data",
 		Public: Public{TrustedProxies: []string{}},
 		Bus:    Bus{Kind: BusInproc},
+		Shared: Shared{PresenceLease: 30 * time.Second},
 		Files: Files{
 			Backend:       FilesDisk,
 			UnusedFileTTL: time.Hour,

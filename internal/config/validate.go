@@ -71,6 +71,13 @@ func (c Config) Validate() error {
 		v.add("bus.kind", "must be inproc, nats or redis")
 	}
 
+	if u := c.Shared.URL; u != "" && !hasScheme(u, "redis", "rediss", "unix") {
+		v.add("shared.url", "must be a redis://, rediss:// or unix:// URL, or empty")
+	}
+	if l := c.Shared.PresenceLease; l < time.Second || l > 10*time.Minute {
+		v.add("shared.presence_lease", "must be between 1s and 10m")
+	}
+
 	if e := c.Embeds; e.Enabled {
 		if e.Links < 1 || e.Links > 10 {
 			v.add("embeds.links", "must be between 1 and 10")

@@ -1,32 +1,54 @@
 // Package presence keeps which users are connected to the events
 // gateway. A user is online while at least one of their authenticated
-// connections is open; the gateway reports each connection opening and
-// closing, and the app asks who is online when it renders users.
+// connections is open, on any node; the gateway reports each connection
+// opening and closing, and the app asks who is online when it renders
+// users.
 //
-// Memory counts connections in this process only. With several gateway
-// nodes each node knows only its own connections, so a user connected to
-// another node looks offline here; a shared tracker (Redis) can implement
-// Tracker when that matters.
+// Memory counts the connections of one process, which is all one node
+// needs. Shared adds the other nodes: each node holds a lease on each of
+// its users in a Leases store (Redis), renews the leases while the
+// connections last, and mirrors the set of online users in memory so
+// that Online stays a map lookup. A node that dies stops renewing; its
+// leases run out and another node announces its users offline. Both
+// trackers pass the suite in presencetest.
 package presence
 
 import (
+	"context"
 	"sync"
 
 	"ermine/internal/chat"
 )
 
 // Tracker counts the open connections of each user. It is safe for
-// concurrent use.
+// concurrent use. Connect and Disconnect never fail: a tracker that
+// cannot reach its shared store logs it and answers from this node's
+// connections alone.
 type Tracker interface {
-	// Connect records one more connection of user and reports whether it
-	// is the user's first, so the caller announces them online.
-	Connect(user chat.ID) (first bool)
+	// Connect records one more connection of user and reports whether
+	// the user was offline before, so the caller announces them online.
+	Connect(ctx context.Context, user chat.ID) (first bool)
 	// Disconnect records that one connection of user closed and reports
-	// whether it was the user's last, so the caller announces them
-	// offline. Disconnecting a user with no connection reports false.
-	Disconnect(user chat.ID) (last bool)
+	// whether the user is now offline, so the caller announces them
+	// offline. Disconnecting a user with no connection here reports
+	// false.
+	Disconnect(ctx context.Context, user chat.ID) (last bool)
 	// Online reports whether user has at least one connection.
 	Online(user chat.ID) bool
+	// Counts returns how many users have a connection to this node and
+	// how many connections they hold, for the instance statistics.
+	Counts() (users, connections int)
+}
+
+// Expiring is a Tracker that can change users' presence by itself: when
+// the node holding a user's connections dies, their lease runs out and
+// OnExpire's function is called with them and online false, so the
+// caller announces them offline (and with online true for users whose
+// lease had to be taken again after it ran out). It is called from one
+// goroutine, never concurrently.
+type Expiring interface {
+	Tracker
+	OnExpire(func(ctx context.Context, users []chat.ID, online bool))
 }
 
 // Memory is a Tracker for one process. The zero value is not usable;
@@ -44,7 +66,7 @@ func NewMemory() *Memory {
 }
 
 // Connect implements Tracker.
-func (m *Memory) Connect(user chat.ID) bool {
+func (m *Memory) Connect(_ context.Context, user chat.ID) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.conns[user]++
@@ -52,7 +74,7 @@ func (m *Memory) Connect(user chat.ID) bool {
 }
 
 // Disconnect implements Tracker.
-func (m *Memory) Disconnect(user chat.ID) bool {
+func (m *Memory) Disconnect(_ context.Context, user chat.ID) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n, ok := m.conns[user]
@@ -74,8 +96,7 @@ func (m *Memory) Online(user chat.ID) bool {
 	return m.conns[user] > 0
 }
 
-// Counts returns how many users are online and how many connections
-// they hold, for the instance statistics.
+// Counts implements Tracker.
 func (m *Memory) Counts() (users, connections int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -83,4 +104,15 @@ func (m *Memory) Counts() (users, connections int) {
 		connections += n
 	}
 	return len(m.conns), connections
+}
+
+// users lists the users with a connection here.
+func (m *Memory) users() []chat.ID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]chat.ID, 0, len(m.conns))
+	for u := range m.conns {
+		out = append(out, u)
+	}
+	return out
 }

@@ -43,7 +43,7 @@ import (
 	"ermine/internal/pubsub/redis"
 	"ermine/internal/push"
 	"ermine/internal/ratelimit"
-	"ermine/internal/slowmode"
+	"ermine/internal/shared"
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/sqlite"
@@ -100,9 +100,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	s.closers = append(s.closers, s.bus.Close)
 	s.Bus = s.bus
 
-	limiter, err := openLimiter(cfg)
+	state, err := openShared(ctx, cfg, s.bus, log)
 	if err != nil {
 		return nil, err
+	}
+	s.closers = append(s.closers, state.Close)
+	var limiter ratelimit.Limiter
+	if cfg.Limits.RateLimits { // nil is no limit
+		limiter = state.Limiter
 	}
 
 	blobs, err := openBlobs(ctx, cfg)
@@ -127,10 +132,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
 		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
-		WebhooksOff: !cfg.Webhooks.Enabled}
-	if deps.Slowmodes, err = openSlowmodes(cfg); err != nil {
-		return nil, err
-	}
+		WebhooksOff: !cfg.Webhooks.Enabled,
+		Presence:    state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
@@ -380,35 +383,31 @@ func openBus(cfg config.Config) (pubsub.Bus, error) {
 	return inproc.New(0), nil
 }
 
-// openLimiter shares rate limits through Redis when the nodes already
-// share a Redis bus, and keeps them in memory otherwise. With rate limits
-// off it returns nil, which the API takes as no limit.
-func openLimiter(cfg config.Config) (ratelimit.Limiter, error) {
-	if !cfg.Limits.RateLimits {
-		return nil, nil
-	}
-	if cfg.Bus.Kind == config.BusRedis {
-		opt, err := goredis.ParseURL(cfg.Bus.URL)
-		if err != nil {
-			return nil, fmt.Errorf("bus.url: %w", err)
+// openShared opens the state nodes share outside the database: in
+// Redis when [shared] url (or a Redis bus) names one, else in this
+// process. Several nodes on a NATS bus without it each keep their own,
+// which start warns about.
+func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slog.Logger) (*shared.State, error) {
+	url := cfg.SharedRedisURL()
+	if url == "" {
+		if cfg.Bus.Kind != config.BusInproc {
+			log.Warn("presence, send nonces, rate limits and slowmode are kept per node: " +
+				"set [shared] url (ERMINE_SHARED_URL) to a Redis so several nodes agree on them")
 		}
-		return ratelimit.NewRedis(goredis.NewClient(opt), "ermine:rl:"), nil
+		return shared.Memory(), nil
 	}
-	return ratelimit.NewMemory(nil), nil
-}
-
-// openSlowmodes shares slowmode windows through Redis when the nodes
-// share a Redis bus, so a user cannot send once per node; otherwise the
-// app keeps them in memory (nil).
-func openSlowmodes(cfg config.Config) (slowmode.Windows, error) {
-	if cfg.Bus.Kind != config.BusRedis {
-		return nil, nil
-	}
-	opt, err := goredis.ParseURL(cfg.Bus.URL)
+	opt, err := goredis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("bus.url: %w", err)
+		return nil, fmt.Errorf("shared.url: %w", err)
 	}
-	return slowmode.NewRedis(goredis.NewClient(opt), "ermine:slowmode:"), nil
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	state, err := shared.Redis(ctx, goredis.NewClient(opt), shared.RedisOptions{Bus: bus,
+		Lease: cfg.Shared.PresenceLease, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("shared.url: %w", err)
+	}
+	return state, nil
 }
 
 // openBlobs opens the store for uploads: a directory under the data

@@ -1,4 +1,4 @@
-package app
+package nonce
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestNonces(t *testing.T) {
-	n := newNonces(3)
+	n := NewMemory(3)
 	for _, k := range []string{"a", "b", "c"} {
 		if !n.reserve(k) {
 			t.Fatalf("reserve(%s) = false on first use", k)
@@ -29,7 +29,7 @@ func TestNonces(t *testing.T) {
 }
 
 func TestNoncesReuseAfterRelease(t *testing.T) {
-	n := newNonces(2)
+	n := NewMemory(2)
 	n.reserve("x")
 	n.release("x")
 	// The stale ring slot of x must not evict a live key later.
