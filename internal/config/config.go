@@ -124,6 +124,9 @@ type Shared struct {
 	// the bus's URL is used if the bus is Redis; otherwise each node
 	// keeps that state in its own memory, which is right for one node.
 	URL string `toml:"url" secret:"true"`
+	// Prefix starts every key Ermine writes there, so several instances
+	// (or test runs) can share one Redis database.
+	Prefix string `toml:"prefix"`
 	// PresenceLease is how long a node's claim that a user is connected
 	// lasts unless renewed: the users of a node that dies go offline
 	// for everyone within about this long.
@@ -406,7 +409,7 @@ func Default() Config {
 		Data:   "./data",
 		Public: Public{TrustedProxies: []string{}},
 		Bus:    Bus{Kind: BusInproc},
-		Shared: Shared{PresenceLease: 30 * time.Second},
+		Shared: Shared{Prefix: "ermine:", PresenceLease: 30 * time.Second},
 		Files: Files{
 			Backend:       FilesDisk,
 			UnusedFileTTL: time.Hour,

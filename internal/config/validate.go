@@ -74,6 +74,9 @@ func (c Config) Validate() error {
 	if u := c.Shared.URL; u != "" && !hasScheme(u, "redis", "rediss", "unix") {
 		v.add("shared.url", "must be a redis://, rediss:// or unix:// URL, or empty")
 	}
+	if c.Shared.Prefix == "" || len(c.Shared.Prefix) > 64 {
+		v.add("shared.prefix", "must be 1 to 64 characters")
+	}
 	if l := c.Shared.PresenceLease; l < time.Second || l > 10*time.Minute {
 		v.add("shared.presence_lease", "must be between 1s and 10m")
 	}

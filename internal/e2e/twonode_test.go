@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,8 +161,21 @@ func buildErmine(t *testing.T) string {
 
 // node is one running ermine process.
 type node struct {
-	base string // http://host:port
-	log  *syncBuffer
+	base   string // http://host:port
+	log    *syncBuffer
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has exited
+	killed atomic.Bool   // by the test, so its exit is expected
+}
+
+// kill ends the node with SIGKILL, as a crash would, and waits for it.
+func (n *node) kill(t *testing.T) {
+	t.Helper()
+	n.killed.Store(true)
+	if err := n.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill node: %v", err)
+	}
+	<-n.exited
 }
 
 // startNode runs bin on a free loopback port with env added to this
@@ -177,12 +191,12 @@ func startNode(t *testing.T, bin string, env []string) *node {
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	n := &node{base: "http://" + addr, log: &syncBuffer{}}
+	exited := make(chan struct{})
+	n := &node{base: "http://" + addr, log: &syncBuffer{}, cmd: cmd, exited: exited}
 	cmd.Stdout, cmd.Stderr = n.log, n.log
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start ermine: %v", err)
 	}
-	exited := make(chan struct{})
 	var waitErr error
 	go func() {
 		waitErr = cmd.Wait()
@@ -192,7 +206,7 @@ func startNode(t *testing.T, bin string, env []string) *node {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
-			if waitErr != nil {
+			if waitErr != nil && !n.killed.Load() {
 				t.Errorf("node %s exited: %v", addr, waitErr)
 			}
 		case <-time.After(20 * time.Second):
@@ -236,9 +250,12 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// user is an account with a session, made through the public API.
+// user is an account with a session, made through the public API. ip is
+// the client address its requests claim in X-Forwarded-For, which nodes
+// that trust loopback as a proxy count rate limits by (the address is
+// only a header: nothing is sent to it).
 type user struct {
-	id, token string
+	id, token, ip string
 }
 
 // newUser creates an account, logs in and completes onboarding with name.
@@ -246,17 +263,23 @@ func (n *node) newUser(t *testing.T, name string) user {
 	t.Helper()
 	email := name + "." + randomHex(t, 4) + "@ermine.test"
 	password := "correct horse " + randomHex(t, 8)
-	n.call(t, "POST", "/auth/account/create", user{}, map[string]any{"email": email, "password": password}, nil)
+	// An address of TEST-NET-3 (RFC 5737), a different one per user.
+	b := make([]byte, 1)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	anon := user{ip: fmt.Sprintf("203.0.113.%d", b[0])}
+	n.call(t, "POST", "/auth/account/create", anon, map[string]any{"email": email, "password": password}, nil)
 	var login struct {
 		Result string `json:"result"`
 		UserID string `json:"user_id"`
 		Token  string `json:"token"`
 	}
-	n.call(t, "POST", "/auth/session/login", user{}, map[string]any{"email": email, "password": password}, &login)
+	n.call(t, "POST", "/auth/session/login", anon, map[string]any{"email": email, "password": password}, &login)
 	if login.Result != "Success" || login.Token == "" {
 		t.Fatalf("login of %s: %+v", name, login)
 	}
-	u := user{id: login.UserID, token: login.Token}
+	u := user{id: login.UserID, token: login.Token, ip: anon.ip}
 	n.call(t, "POST", "/onboard/complete", u, map[string]any{"username": name}, nil)
 	return u
 }
@@ -285,6 +308,9 @@ func (n *node) call(t *testing.T, method, path string, u user, body, out any) {
 	if u.token != "" {
 		req.Header.Set("X-Session-Token", u.token)
 	}
+	if u.ip != "" {
+		req.Header.Set("X-Forwarded-For", u.ip)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -304,6 +330,7 @@ func (n *node) call(t *testing.T, method, path string, u user, body, out any) {
 // socket is an events connection reading packets on a goroutine.
 type socket struct {
 	c       *websocket.Conn
+	ready   packet // the Ready packet it opened with
 	packets chan packet
 	done    chan struct{}
 	err     error
@@ -330,9 +357,11 @@ func (n *node) connect(t *testing.T, u user) *socket {
 	go s.read()
 	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
 	for _, want := range []string{"Authenticated", "Ready"} {
-		if p := s.next(t); p.str("type") != want {
+		p := s.next(t)
+		if p.str("type") != want {
 			t.Fatalf("got %v, want %s", p, want)
 		}
+		s.ready = p
 	}
 	return s
 }

@@ -403,7 +403,7 @@ func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slo
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	state, err := shared.Redis(ctx, goredis.NewClient(opt), shared.RedisOptions{Bus: bus,
-		Lease: cfg.Shared.PresenceLease, Log: log})
+		Prefix: cfg.Shared.Prefix, Lease: cfg.Shared.PresenceLease, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("shared.url: %w", err)
 	}
