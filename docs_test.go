@@ -2,8 +2,10 @@ package ermine
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,5 +58,50 @@ func TestFirstSteps(t *testing.T) {
 	}
 	if strings.Count(got, `"content":"Hello, Ermine!"`) != 2 || strings.Contains(got, `{"type":"`) {
 		t.Errorf("the message was not sent and read back:\n%s", got)
+	}
+}
+
+// TestReadmeListsTestVariables finds every ERMINE_TEST_* variable the
+// tests and CI read and requires the README's testing section to name it.
+func TestReadmeListsTestVariables(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Testing\n")
+	if !ok {
+		t.Fatal("README.md has no Testing section")
+	}
+	name := regexp.MustCompile(`ERMINE_TEST_[A-Z0-9_]+`)
+	found := map[string]string{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "." && d.Name() != ".ci") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".mjs") || strings.HasPrefix(path, ".ci/")) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, v := range name.FindAllString(string(data), -1) {
+			found[v] = path
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 5 {
+		t.Fatalf("found only %v; the walk is broken", found)
+	}
+	for v, path := range found {
+		if !strings.Contains(section, "`"+v) {
+			t.Errorf("%s (read in %s) is not in the README's Testing section", v, path)
+		}
 	}
 }
