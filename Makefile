@@ -1,6 +1,8 @@
 # Ermine developer commands. `make help` lists them.
 .DEFAULT_GOAL := help
 PG ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+NATS ?= nats://127.0.0.1:4222
+REDIS ?= redis://127.0.0.1:6379/0
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -53,6 +55,12 @@ fanout: ## events gateway: 10,000 connections in one channel, memory, latency at
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
 	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
 	/tmp/ermine-fanout -ermine /tmp/ermine -conns 10000 -rate 5 -duration 30s -saturate 300
+
+crossnode: ## several nodes as one instance: 9,000 connections over 3 nodes on PostgreSQL ($(PG)), NATS and a Redis for shared state, messages sent through all three
+	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
+	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
+	/tmp/ermine-fanout -ermine /tmp/ermine -nodes 3 -conns 9000 -rate 5 -duration 30s -saturate 300 \
+		-database '$(PG)' -bus nats -bus-url $(NATS) -shared-url $(REDIS)
 
 cover: ## test coverage summary
 	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1

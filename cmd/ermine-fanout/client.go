@@ -71,10 +71,10 @@ func (r *recorder) receive(c *client, seq int, now int64) {
 	r.got[seq].Add(1)
 }
 
-// connectAll opens one connection per user of w, dialers at a time, and
-// starts their readers. It returns the connections opened, with the
+// connectAll opens one connection per user of w, dialers at a time, the
+// i-th to node i mod len(addrs), and starts their readers. It returns the connections opened, with the
 // first error when one failed.
-func connectAll(ctx context.Context, addr string, w *world, rec *recorder, dialers int) ([]*client, error) {
+func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, dialers int) ([]*client, error) {
 	clients := make([]*client, len(w.users))
 	next := atomic.Int64{}
 	var mu sync.Mutex
@@ -95,7 +95,7 @@ func connectAll(ctx context.Context, addr string, w *world, rec *recorder, diale
 				if failed {
 					return
 				}
-				c, err := dial(ctx, addr, w.users[i].token, i, len(rec.got))
+				c, err := dial(ctx, addrs[i%len(addrs)], w.users[i].token, i, len(rec.got))
 				if err != nil {
 					mu.Lock()
 					if first == nil {

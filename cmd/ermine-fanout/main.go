@@ -16,6 +16,14 @@
 //     connections take them, at most -window messages ahead of the
 //     slowest connection so no send queue overflows.
 //
+// With -nodes K (K > 1) it runs K ermine processes as one instance: the
+// users are seeded into a fresh database on the -database PostgreSQL
+// server (dropped at the end), the nodes share it and the -bus event bus
+// (and the -shared-url Redis, when given), connection i goes to node
+// i mod K and message i is posted through node i mod K, so every
+// delivery but a third crosses the bus. Memory and CPU are the nodes'
+// together.
+//
 // Every phase is bounded in count and time, everything runs on loopback,
 // and the server is stopped at the end. The server process and this one
 // each hold one descriptor per connection; both raise their soft
@@ -30,6 +38,8 @@
 //
 //	go build -o /tmp/ermine ./cmd/ermine && go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
 //	/tmp/ermine-fanout -ermine /tmp/ermine -conns 10000 -rate 5 -duration 30s -saturate 300
+//	/tmp/ermine-fanout -ermine /tmp/ermine -nodes 3 -conns 9000 -database postgres://... \
+//		-bus nats -bus-url nats://127.0.0.1:4222 -shared-url redis://127.0.0.1:6379/0
 package main
 
 import (
@@ -40,6 +50,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -69,6 +81,13 @@ type options struct {
 	visible  bool
 	settle   time.Duration
 	content  int
+
+	// Several nodes: K processes on one PostgreSQL database and one bus.
+	nodes     int
+	database  string
+	bus       string
+	busURL    string
+	sharedURL string
 }
 
 // Bounds of the flags: every loop of the command is bounded by them.
@@ -76,6 +95,7 @@ const (
 	maxConns    = 20000
 	maxRate     = 1000
 	maxDuration = 5 * time.Minute
+	maxNodes    = 5
 	maxSaturate = 100000
 	// maxDeliveries bounds messages × connections.
 	maxDeliveries = 50_000_000
@@ -96,6 +116,11 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.visible, "visible", false, "seed visible users (connecting then announces each to all: N² deliveries)")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "pause after connecting, before measuring memory")
 	fs.IntVar(&o.content, "content", 50, "bytes of message content")
+	fs.IntVar(&o.nodes, "nodes", 1, "ermine processes sharing the load (more than 1 needs -database and -bus)")
+	fs.StringVar(&o.database, "database", "", "PostgreSQL server URL; each run seeds a fresh database there and drops it (default: SQLite)")
+	fs.StringVar(&o.bus, "bus", "", "event bus of several nodes: nats or redis")
+	fs.StringVar(&o.busURL, "bus-url", "", "URL of the -bus server")
+	fs.StringVar(&o.sharedURL, "shared-url", "", "Redis URL of the nodes' shared state ([shared] url)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -122,6 +147,18 @@ func parse(args []string, out io.Writer) (options, error) {
 		return o, fmt.Errorf("-settle: %s is not from 0 to 1m", o.settle)
 	case o.content < 20 || o.content > 2000:
 		return o, fmt.Errorf("-content: %d is not from 20 to 2000", o.content)
+	case o.nodes < 1 || o.nodes > maxNodes:
+		return o, fmt.Errorf("-nodes: %d is not from 1 to %d", o.nodes, maxNodes)
+	case o.nodes > 1 && o.database == "":
+		return o, errors.New("-nodes: several nodes share one PostgreSQL database: set -database")
+	case o.nodes > 1 && o.bus == "":
+		return o, errors.New("-nodes: several nodes share one event bus: set -bus and -bus-url")
+	case o.database != "" && !strings.HasPrefix(o.database, "postgres://") && !strings.HasPrefix(o.database, "postgresql://"):
+		return o, errors.New("-database: a postgres:// URL")
+	case o.bus != "" && o.bus != "nats" && o.bus != "redis":
+		return o, fmt.Errorf("-bus: %q is not nats or redis", o.bus)
+	case (o.bus == "") != (o.busURL == ""):
+		return o, errors.New("-bus and -bus-url go together")
 	}
 	// One bit per message and connection, and one latency per delivery
 	// of the latency phase, are kept in memory.
@@ -141,31 +178,61 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := raiseFileLimit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "ermine-fanout: %d connections, one channel\n", o.conns)
+	if o.nodes > 1 {
+		fmt.Fprintf(out, "ermine-fanout: %d connections over %d nodes (PostgreSQL, %s bus), one channel\n", o.conns, o.nodes, o.bus)
+	} else {
+		fmt.Fprintf(out, "ermine-fanout: %d connections, one channel\n", o.conns)
+	}
 
 	dir, err := os.MkdirTemp("", "ermine-fanout-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	env := o.nodeEnv()
+	if o.database != "" {
+		db, drop, err := freshDatabase(ctx, o.database)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := drop(); err != nil {
+				fmt.Fprintln(out, "drop database:", err)
+			}
+		}()
+		env = append(env, "ERMINE_DATABASE_URL="+db)
+	}
 	start := time.Now()
-	w, err := seed(ctx, dir, o.conns, o.visible)
+	w, err := seed(ctx, dir, env, o.conns, o.visible)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "seeded %d users, sessions and memberships in %s\n", o.conns, since(start))
 
-	srv, err := startServer(ctx, o.ermine, dir)
-	if err != nil {
-		return err
-	}
+	var servers cluster
 	defer func() {
-		if err := srv.stop(); err != nil {
-			fmt.Fprintln(out, "server stop:", err)
+		for _, srv := range servers {
+			if err := srv.stop(); err != nil {
+				fmt.Fprintln(out, "server stop:", err)
+			}
 		}
 	}()
+	for i := range o.nodes {
+		nodeDir := dir
+		if o.nodes > 1 {
+			nodeDir = filepath.Join(dir, fmt.Sprintf("node%d", i+1))
+			if err := os.Mkdir(nodeDir, 0o750); err != nil {
+				return err
+			}
+		}
+		srv, err := startServer(ctx, o.ermine, nodeDir, env)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, srv)
+	}
 	time.Sleep(500 * time.Millisecond)
-	rssBefore, err := srv.rss()
+	rssBefore, err := servers.rss()
 	if err != nil {
 		return err
 	}
@@ -173,7 +240,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	latencyMessages := o.rate * int(o.duration/time.Second)
 	rec := newRecorder(o.conns, latencyMessages+o.saturate, latencyMessages)
 	start = time.Now()
-	clients, err := connectAll(ctx, srv.addr, w, rec, o.dialers)
+	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers)
 	defer closeAll(clients)
 	if err != nil {
 		return err
@@ -185,7 +252,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "presence settled in %s (quiet: %v)\n", since(start), quiet)
 	}
 	sleep(ctx, o.settle)
-	rssAfter, err := srv.rss()
+	rssAfter, err := servers.rss()
 	if err != nil {
 		return err
 	}
@@ -193,17 +260,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "server RSS: %.1f MiB before, %.1f MiB after: %.0f bytes per connection\n",
 		mib(rssBefore), mib(rssAfter), float64(grown)/float64(o.conns))
 
-	send := newSender(srv.addr, w, o.content)
+	// Message i is posted through node i mod K: every node sends.
+	send := newSender(servers.addrs(), w, o.content)
 	next := 0
 	if latencyMessages > 0 {
-		cpu := startCPU(srv)
+		cpu := startCPU(servers)
 		res := latencyPhase(ctx, send, rec, next, latencyMessages, o.rate)
 		next += latencyMessages
 		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
 		cpu.report(out, res)
 	}
 	if o.saturate > 0 {
-		cpu := startCPU(srv)
+		cpu := startCPU(servers)
 		res := saturationPhase(ctx, send, rec, next, o.saturate, o.window, o.senders)
 		res.report(out, fmt.Sprintf("saturation: %d messages, window %d", o.saturate, o.window), o.conns)
 		cpu.report(out, res)
@@ -214,14 +282,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return ctx.Err()
 }
 
-// cpuMeter measures the CPU time the server and this process use
-// during a phase.
+// cpuMeter measures the CPU time the servers (all nodes together) and
+// this process use during a phase.
 type cpuMeter struct {
-	srv               *serverProcess
+	srv               cluster
 	user, sys, client time.Duration
 }
 
-func startCPU(srv *serverProcess) *cpuMeter {
+func startCPU(srv cluster) *cpuMeter {
 	m := &cpuMeter{srv: srv}
 	m.user, m.sys, _ = srv.cpu()
 	m.client = selfCPU()

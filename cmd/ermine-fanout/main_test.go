@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,13 @@ func TestParseBounds(t *testing.T) {
 		{"window over the send queue", []string{"-ermine", "x", "-window", "300"}, "-window"},
 		{"too many deliveries", []string{"-ermine", "x", "-conns", "20000", "-saturate", "5000"}, "deliveries"},
 		{"stray argument", []string{"-ermine", "x", "extra"}, "unexpected"},
+		{"too many nodes", []string{"-ermine", "x", "-nodes", "6"}, "-nodes"},
+		{"nodes without a database", []string{"-ermine", "x", "-nodes", "2", "-bus", "nats", "-bus-url", "nats://a"}, "-database"},
+		{"nodes without a bus", []string{"-ermine", "x", "-nodes", "2", "-database", "postgres://a/b"}, "-bus"},
+		{"sqlite url", []string{"-ermine", "x", "-database", "sqlite:///tmp/x"}, "-database"},
+		{"unknown bus", []string{"-ermine", "x", "-bus", "kafka", "-bus-url", "k://a"}, "-bus"},
+		{"bus without url", []string{"-ermine", "x", "-bus", "nats"}, "-bus-url"},
+		{"three nodes", []string{"-ermine", "x", "-nodes", "3", "-database", "postgres://a/b", "-bus", "nats", "-bus-url", "nats://a"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,6 +68,46 @@ func TestShortRun(t *testing.T) {
 		`delivered 2000 of 2000; lost 0; duplicates 0`,
 		`bytes per connection`,
 		`send→receive: p50 \S+ +p90`,
+		`µs per delivered message`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
+	}
+}
+
+// TestCrossNodeRun spreads connections and sends over three nodes on
+// PostgreSQL, NATS and (when set) a Redis for the shared state: every
+// message sent through any node reaches every connection on every node.
+func TestCrossNodeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs three servers")
+	}
+	pg, nats, redis := os.Getenv("ERMINE_TEST_POSTGRES"), os.Getenv("ERMINE_TEST_NATS"), os.Getenv("ERMINE_TEST_REDIS")
+	if pg == "" || nats == "" {
+		msg := "the cross-node run needs ERMINE_TEST_POSTGRES and ERMINE_TEST_NATS"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; they must be set under CI")
+		}
+		t.Skip(msg)
+	}
+	bin := filepath.Join(t.TempDir(), "ermine")
+	if out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	args := []string{"-ermine", bin, "-nodes", "3", "-conns", "60", "-rate", "10", "-duration", "1s",
+		"-saturate", "30", "-window", "8", "-settle", "100ms", "-database", pg, "-bus", "nats", "-bus-url", nats}
+	if redis != "" {
+		args = append(args, "-shared-url", redis)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), args, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, &out)
+	}
+	for _, want := range []string{
+		`over 3 nodes`,
+		`delivered 600 of 600; lost 0; duplicates 0`,
+		`delivered 1800 of 1800; lost 0; duplicates 0`,
 		`µs per delivered message`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {

@@ -14,17 +14,22 @@ import (
 	"time"
 )
 
-// sender posts messages as the first user.
+// sender posts messages as the first user, message seq through node
+// seq mod len(urls).
 type sender struct {
-	url     string
+	urls    []string
 	token   string
 	padding string
 	http    *http.Client
 }
 
-func newSender(addr string, w *world, content int) *sender {
+func newSender(addrs []string, w *world, content int) *sender {
+	urls := make([]string, len(addrs))
+	for i, a := range addrs {
+		urls[i] = "http://" + a + "/channels/" + string(w.channel) + "/messages"
+	}
 	return &sender{
-		url:   "http://" + addr + "/channels/" + string(w.channel) + "/messages",
+		urls:  urls,
 		token: w.users[0].token,
 		// "fanout seq=NNNNNN " is 18 bytes; padding brings the content
 		// to the size asked for.
@@ -39,7 +44,7 @@ func (s *sender) send(ctx context.Context, seq int) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.urls[seq%len(s.urls)], bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

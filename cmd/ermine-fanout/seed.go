@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"ermine/internal/chat"
 	"ermine/internal/config"
@@ -28,11 +33,17 @@ type member struct {
 const seedBatch = 500
 
 // seed writes n users with sessions, a server owned by the first with one
-// text channel, and every user's membership into the SQLite store of the
-// data directory dir, which the server opens afterwards.
-func seed(ctx context.Context, dir string, n int, visible bool) (*world, error) {
+// text channel, and every user's membership into the store the servers
+// open afterwards: the SQLite store of the data directory dir, or the
+// PostgreSQL database env's ERMINE_DATABASE_URL names.
+func seed(ctx context.Context, dir string, env []string, n int, visible bool) (*world, error) {
 	cfg := config.Default()
 	cfg.Data = dir
+	for _, kv := range env {
+		if u, ok := strings.CutPrefix(kv, "ERMINE_DATABASE_URL="); ok {
+			cfg.Database.URL = u
+		}
+	}
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -94,4 +105,47 @@ func seed(ctx context.Context, dir string, n int, visible bool) (*world, error) 
 		}
 	}
 	return w, nil
+}
+
+// nodeEnv is the environment of every node of a several-node run.
+func (o options) nodeEnv() []string {
+	var env []string
+	if o.bus != "" {
+		env = append(env, "ERMINE_BUS_KIND="+o.bus, "ERMINE_BUS_URL="+o.busURL)
+	}
+	if o.sharedURL != "" {
+		env = append(env, "ERMINE_SHARED_URL="+o.sharedURL)
+	}
+	return env
+}
+
+// freshDatabase creates an empty database on the PostgreSQL server of
+// dsn and returns its URL and a function that drops it.
+func freshDatabase(ctx context.Context, dsn string) (string, func() error, error) {
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", nil, fmt.Errorf("-database: %w", err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	name := "ermine_fanout_" + strings.ToLower(rand.Text()[:12])
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("-database: create %s: %w", name, err)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", nil, fmt.Errorf("-database: %w", err)
+	}
+	u.Path = "/" + name
+	drop := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer c.Close(ctx)
+		_, err = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		return err
+	}
+	return u.String(), drop, nil
 }

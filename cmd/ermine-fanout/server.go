@@ -33,7 +33,7 @@ const clockTick = 10 * time.Millisecond
 // port, with rate limits off and a keep-alive longer than any run (the
 // load's connections send nothing after authenticating), and waits until
 // it answers.
-func startServer(ctx context.Context, bin, dir string) (*serverProcess, error) {
+func startServer(ctx context.Context, bin, dir string, env []string) (*serverProcess, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -55,6 +55,7 @@ func startServer(ctx context.Context, bin, dir string) (*serverProcess, error) {
 	p.cmd.Env = append(p.cmd.Env, "ERMINE_LIMITS_RATE_LIMITS=false", "ERMINE_GATEWAY_KEEPALIVE=30m",
 		"ERMINE_GATEWAY_UNAUTHENTICATED_PER_IP=1000000", // every client dials from loopback
 		"ERMINE_LOG_LEVEL=warn")
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
@@ -158,4 +159,42 @@ func (p *serverProcess) cpu() (user, system time.Duration, err error) {
 		return 0, 0, fmt.Errorf("parse server stat: %w", err)
 	}
 	return time.Duration(utime) * clockTick, time.Duration(stime) * clockTick, nil
+}
+
+// cluster is the server processes of a run: one, or several nodes of
+// one instance.
+type cluster []*serverProcess
+
+// addrs lists the nodes' addresses.
+func (c cluster) addrs() []string {
+	out := make([]string, len(c))
+	for i, p := range c {
+		out[i] = p.addr
+	}
+	return out
+}
+
+// rss is the nodes' resident memory together.
+func (c cluster) rss() (int64, error) {
+	var sum int64
+	for _, p := range c {
+		n, err := p.rss()
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
+}
+
+// cpu is the CPU time the nodes used together.
+func (c cluster) cpu() (user, system time.Duration, err error) {
+	for _, p := range c {
+		u, s, err := p.cpu()
+		if err != nil {
+			return 0, 0, err
+		}
+		user, system = user+u, system+s
+	}
+	return user, system, nil
 }
