@@ -323,7 +323,11 @@ type VoiceNode struct {
 type Gateway struct {
 	Keepalive time.Duration `toml:"keepalive"`  // close a connection silent for this long
 	SendQueue int           `toml:"send_queue"` // frames queued per connection before it is dropped
-	MaxPacket int64         `toml:"max_packet"` // largest frame accepted from a client, in bytes
+	// SendBuffer caps each events socket's kernel send buffer in bytes
+	// (SO_SNDBUF), so a client that stops reading is dropped by
+	// send_queue before it holds megabytes of kernel memory.
+	SendBuffer int   `toml:"send_buffer"`
+	MaxPacket  int64 `toml:"max_packet"` // largest frame accepted from a client, in bytes
 	// AuthTimeout is how long a connection may stay open without
 	// authenticating before it is closed.
 	AuthTimeout time.Duration `toml:"auth_timeout"`
@@ -444,6 +448,7 @@ func Default() Config {
 		Gateway: Gateway{
 			Keepalive:            60 * time.Second,
 			SendQueue:            256,
+			SendBuffer:           128 << 10,
 			MaxPacket:            16384,
 			AuthTimeout:          10 * time.Second,
 			UnauthenticatedPerIP: 50,

@@ -234,6 +234,9 @@ func (c Config) Validate() error {
 		v.add("gateway.keepalive", "must be positive")
 	}
 	v.positive("gateway.send_queue", int64(c.Gateway.SendQueue))
+	if b := c.Gateway.SendBuffer; b < 4096 || b > 64<<20 {
+		v.add("gateway.send_buffer", "must be from 4096 to 67108864 bytes")
+	}
 	if c.Gateway.AuthTimeout <= 0 {
 		v.add("gateway.auth_timeout", "must be positive")
 	}

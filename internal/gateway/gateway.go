@@ -52,6 +52,9 @@ const (
 	// DefaultUnauthenticatedPerIP is how many connections one address may
 	// hold open before they authenticate.
 	DefaultUnauthenticatedPerIP = 50
+	// DefaultSendBuffer caps the kernel's send buffer of each events
+	// socket (SO_SNDBUF; Linux doubles it for its bookkeeping).
+	DefaultSendBuffer = 128 << 10
 )
 
 // Failed authentication attempts allowed per client address and window.
@@ -72,6 +75,12 @@ type Options struct {
 	// SendQueue is how many frames may wait for a connection before it
 	// counts as too slow and is dropped; DefaultSendQueue when zero.
 	SendQueue int
+	// SendBuffer caps each events socket's kernel send buffer, in bytes
+	// (SO_SNDBUF), so that a client that stops reading is cut by the
+	// SendQueue bound before it pins megabytes of kernel memory (Linux
+	// grows an unset buffer to net.ipv4.tcp_wmem's maximum, 4 MB);
+	// DefaultSendBuffer when zero, the kernel's own sizing when negative.
+	SendBuffer int
 	// MaxPacket is the largest client frame accepted, in bytes; larger
 	// ones end the connection (close 1009). DefaultMaxPacket when zero.
 	MaxPacket int64
@@ -96,6 +105,7 @@ type Gateway struct {
 	keepalive time.Duration
 	memberTTL time.Duration
 	sendQueue int32
+	sendBuf   int // SO_SNDBUF of events sockets; < 0 leaves the kernel's
 	upgrader  *gws.Upgrader
 	hub       *hub
 	guard     *authGuard
@@ -146,6 +156,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.SendQueue <= 0 {
 		opts.SendQueue = DefaultSendQueue
 	}
+	if opts.SendBuffer == 0 {
+		opts.SendBuffer = DefaultSendBuffer
+	}
 	if opts.MaxPacket <= 0 {
 		opts.MaxPacket = DefaultMaxPacket
 	}
@@ -164,6 +177,7 @@ func New(opts Options) (*Gateway, error) {
 		keepalive: opts.Keepalive,
 		memberTTL: opts.MemberListTTL,
 		sendQueue: int32(min(opts.SendQueue, 1<<30)),
+		sendBuf:   opts.SendBuffer,
 		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),
 		guard:     newAuthGuard(),
@@ -246,7 +260,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.log.Debug("events: upgrade failed", "err", err)
 		return
 	}
-	c.ws = newGWSSocket(s)
+	c.ws = newGWSSocket(s, g.sendBuf)
 	s.Session().Store("", c)
 	if !g.register(c) {
 		c.authDone()

@@ -49,10 +49,17 @@ type gwsSocket struct {
 	rc syscall.RawConn
 }
 
-func newGWSSocket(c *gws.Conn) *gwsSocket {
+// newGWSSocket adapts c, capping its kernel send buffer at sendBuf bytes
+// when sendBuf > 0.
+func newGWSSocket(c *gws.Conn, sendBuf int) *gwsSocket {
 	s := &gwsSocket{c: c}
 	if sc, ok := c.NetConn().(syscall.Conn); ok {
 		s.rc, _ = sc.SyscallConn()
+	}
+	if s.rc != nil && sendBuf > 0 {
+		_ = s.rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, sendBuf)
+		})
 	}
 	return s
 }

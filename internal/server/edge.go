@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Limits of what a client may send before any route sees it. Bodies
@@ -54,6 +56,16 @@ func (c *errorConn) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return c.Conn.Write(b)
+}
+
+// SyscallConn exposes the network connection's descriptor, so the events
+// gateway can write without blocking and size the socket's buffers.
+func (c *errorConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 // ReadFrom keeps the connection's zero-copy path (sendfile) for bodies.

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // FuzzRewriteRawError: whatever is written to a connection, the rewrite
@@ -49,5 +52,48 @@ func TestRewriteLeavesResponsesAlone(t *testing.T) {
 		if _, ok := rewriteRawError([]byte(s)); ok {
 			t.Errorf("rewrote %q", s)
 		}
+	}
+}
+
+// TestErrorConnKeepsDescriptor checks that a connection accepted through
+// jsonErrors still exposes its descriptor: the events gateway writes
+// without blocking and caps the send buffer through it.
+func TestErrorConnKeepsDescriptor(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err == nil {
+			defer c.Close()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	c, err := jsonErrors{l}.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		t.Fatal("the accepted connection has no SyscallConn")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		if serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 64<<10); serr == nil {
+			got, serr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF)
+		}
+	}); err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	if got < 64<<10 || got > 256<<10 {
+		t.Errorf("SO_SNDBUF = %d after setting 64 KB", got)
 	}
 }

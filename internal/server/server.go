@@ -186,6 +186,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
 		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket,
+		SendBuffer:  cfg.Gateway.SendBuffer,
 		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP})
 	if err != nil {
 		return nil, err
