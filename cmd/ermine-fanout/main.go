@@ -240,12 +240,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	latencyMessages := o.rate * int(o.duration/time.Second)
 	rec := newRecorder(o.conns, latencyMessages+o.saturate, latencyMessages)
 	start = time.Now()
+	cpuUser, cpuSys, _ := servers.cpu()
 	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers)
 	defer closeAll(clients)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "connected %d in %s\n", len(clients), since(start))
+	if u, s, err := servers.cpu(); err == nil {
+		used := u + s - cpuUser - cpuSys
+		fmt.Fprintf(out, "  server CPU %s for %d connection set-ups (connect, authenticate, Ready): %.0f µs each\n",
+			used.Round(10*time.Millisecond), len(clients), float64(used.Microseconds())/float64(len(clients)))
+	}
 	if o.visible {
 		start = time.Now()
 		quiet := waitQuiet(ctx, rec, time.Second, 5*time.Minute)

@@ -67,6 +67,7 @@ func TestShortRun(t *testing.T) {
 		`delivered 500 of 500; lost 0; duplicates 0`,
 		`delivered 2000 of 2000; lost 0; duplicates 0`,
 		`bytes per connection`,
+		`µs each`,
 		`send→receive: p50 \S+ +p90`,
 		`µs per delivered message`,
 	} {
