@@ -22,6 +22,7 @@ import (
 // server frames on its own goroutine, keeping a small buffer and
 // allocating nothing per frame.
 type client struct {
+	kind   target
 	index  int
 	conn   net.Conn
 	r      *bufio.Reader
@@ -95,7 +96,7 @@ func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, di
 				if failed {
 					return
 				}
-				c, err := dial(ctx, addrs[i%len(addrs)], w.users[i].token, i, len(rec.got))
+				c, err := dial(ctx, w.kind, addrs[i%len(addrs)], w.users[i].token, i, len(rec.got))
 				if err != nil {
 					mu.Lock()
 					if first == nil {
@@ -130,14 +131,14 @@ func closeAll(clients []*client) {
 }
 
 // dial opens an events connection with token and reads up to its Ready.
-func dial(ctx context.Context, addr, token string, index, messages int) (*client, error) {
+func dial(ctx context.Context, kind target, addr, token string, index, messages int) (*client, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	r := bufio.NewReaderSize(conn, 4096)
-	c := &client{index: index, conn: conn, r: r, frames: wsload.NewReader(r), seen: make([]uint64, (messages+63)/64)}
+	c := &client{kind: kind, index: index, conn: conn, r: r, frames: wsload.NewReader(r), seen: make([]uint64, (messages+63)/64)}
 	if err := c.handshake(addr, token); err != nil {
 		conn.Close()
 		return nil, err
@@ -153,9 +154,12 @@ func (c *client) handshake(addr, token string) error {
 	}
 	var key [16]byte
 	_, _ = rand.Read(key[:])
-	q := url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}
-	_, err := fmt.Fprintf(c.conn, "GET /events?%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
-		"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", q.Encode(), addr, base64.StdEncoding.EncodeToString(key[:]))
+	target := upgradePath(c.kind)
+	if c.kind == targetErmine {
+		target += "?" + url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}.Encode()
+	}
+	_, err := fmt.Fprintf(c.conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", target, addr, base64.StdEncoding.EncodeToString(key[:]))
 	if err != nil {
 		return err
 	}
@@ -175,6 +179,12 @@ func (c *client) handshake(addr, token string) error {
 			break
 		}
 	}
+	switch c.kind {
+	case targetFloor:
+		return c.conn.SetDeadline(time.Time{})
+	case targetCentrifugo:
+		return c.subscribe(token)
+	}
 	for {
 		p, err := c.frame()
 		if err != nil {
@@ -185,6 +195,31 @@ func (c *client) handshake(addr, token string) error {
 			return c.conn.SetDeadline(time.Time{})
 		case bytes.HasPrefix(p, []byte(`{"type":"Error"`)):
 			return fmt.Errorf("server: %s", p)
+		}
+	}
+}
+
+// subscribe sends Centrifugo's connect command with token and subscribes
+// to the channel, reading until the subscription is confirmed.
+func (c *client) subscribe(token string) error {
+	cmds := fmt.Sprintf(`{"id":1,"connect":{"token":%q}}`+"\n"+`{"id":2,"subscribe":{"channel":%q}}`, token, centrifugoChannel)
+	f, err := clientFrame([]byte(cmds))
+	if err != nil {
+		return err
+	}
+	if _, err := c.conn.Write(f); err != nil {
+		return err
+	}
+	for {
+		p, err := c.frame()
+		if err != nil {
+			return fmt.Errorf("read until subscribed: %w", err)
+		}
+		if bytes.Contains(p, []byte(`"error"`)) {
+			return fmt.Errorf("centrifugo: %s", p)
+		}
+		if bytes.Contains(p, []byte(`"id":2`)) {
+			return c.conn.SetDeadline(time.Time{})
 		}
 	}
 }
@@ -211,21 +246,36 @@ func (c *client) read(rec *recorder) {
 		}
 		now := time.Now().UnixNano()
 		rec.frames.Add(1)
-		if !bytes.HasPrefix(p, []byte(messagePrefix)) {
-			continue
+		switch c.kind {
+		case targetErmine:
+			if !bytes.HasPrefix(p, []byte(messagePrefix)) {
+				continue
+			}
+		case targetCentrifugo:
+			if len(p) == 2 && string(p) == "{}" {
+				// Centrifugo's ping: answer with a pong or be dropped.
+				if f, err := clientFrame([]byte("{}")); err == nil {
+					_, _ = c.conn.Write(f)
+				}
+				continue
+			}
 		}
-		i := bytes.Index(p, []byte(contentPrefix))
-		if i < 0 {
-			continue
-		}
-		seq := 0
-		for _, b := range p[i+len(contentPrefix):] {
-			if b < '0' || b > '9' {
+		// Centrifugo may put several pushes in one frame, a line each.
+		for {
+			i := bytes.Index(p, []byte(contentPrefix))
+			if i < 0 {
 				break
 			}
-			seq = seq*10 + int(b-'0')
+			p = p[i+len(contentPrefix):]
+			seq := 0
+			for _, b := range p {
+				if b < '0' || b > '9' {
+					break
+				}
+				seq = seq*10 + int(b-'0')
+			}
+			rec.receive(c, seq, now)
 		}
-		rec.receive(c, seq, now)
 	}
 }
 

@@ -82,6 +82,13 @@ type options struct {
 	settle   time.Duration
 	content  int
 
+	// Other servers under the same load (make compare).
+	target     string
+	centrifugo string
+	floor      string
+	compare    bool
+	pin        bool
+
 	// Several nodes: K processes on one PostgreSQL database and one bus.
 	nodes     int
 	database  string
@@ -105,7 +112,12 @@ func parse(args []string, out io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("ermine-fanout", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required)")
+	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required unless -target says otherwise)")
+	fs.StringVar(&o.target, "target", "ermine", "server under load: ermine, centrifugo (-centrifugo) or floor (-floor)")
+	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v5 binary, for -target centrifugo and -compare")
+	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for -target floor and -compare")
+	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
+	fs.BoolVar(&o.pin, "pin", false, "pin the server to CPU 0 and this process to the others (taskset, when present)")
 	fs.IntVar(&o.conns, "conns", 1000, "users, each with one events connection, all members of the channel")
 	fs.IntVar(&o.dialers, "dialers", 16, "connections opened at once")
 	fs.IntVar(&o.rate, "rate", 5, "messages per second in the latency phase")
@@ -127,8 +139,16 @@ func parse(args []string, out io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	case o.ermine == "":
+	case o.target != string(targetErmine) && o.target != string(targetCentrifugo) && o.target != string(targetFloor):
+		return o, fmt.Errorf("-target: %q is not ermine, centrifugo or floor", o.target)
+	case (o.compare || o.target == string(targetErmine)) && o.ermine == "":
 		return o, errors.New("-ermine: the path of the ermine binary is required")
+	case (o.compare || o.target == string(targetCentrifugo)) && o.centrifugo == "":
+		return o, errors.New("-centrifugo: the path of a Centrifugo binary is required")
+	case (o.compare || o.target == string(targetFloor)) && o.floor == "":
+		return o, errors.New("-floor: the path of the ermine-floor binary is required")
+	case (o.compare || o.target != string(targetErmine)) && (o.nodes > 1 || o.database != "" || o.visible):
+		return o, errors.New("-nodes, -database and -visible are Ermine's alone: not with -compare or another -target")
 	case o.conns < 1 || o.conns > maxConns:
 		return o, fmt.Errorf("-conns: %d is not from 1 to %d", o.conns, maxConns)
 	case o.dialers < 1 || o.dialers > 256:
@@ -169,7 +189,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	return o, nil
 }
 
-// run seeds, starts the server, connects, runs the phases and reports.
+// run measures the target, or with -compare all three, and reports.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	o, err := parse(args, out)
 	if err != nil {
@@ -178,7 +198,37 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := raiseFileLimit(); err != nil {
 		return err
 	}
-	if o.nodes > 1 {
+	if o.pin {
+		if err := pinSelf(); err != nil {
+			fmt.Fprintln(out, "not pinned:", err)
+			o.pin = false
+		}
+	}
+	if !o.compare {
+		_, err := measure(ctx, o, target(o.target), out)
+		return err
+	}
+	var all []*figures
+	for _, kind := range []target{targetErmine, targetCentrifugo, targetFloor} {
+		fmt.Fprintf(out, "\n== %s\n", kind)
+		f, err := measure(ctx, o, kind, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
+		}
+		all = append(all, f)
+	}
+	printComparison(out, o, all)
+	return ctx.Err()
+}
+
+// measure seeds (Ermine), starts the servers, connects, runs the phases
+// and reports, returning the figures.
+func measure(ctx context.Context, o options, kind target, out io.Writer) (*figures, error) {
+	fig := &figures{kind: kind}
+	bin := map[target]string{targetErmine: o.ermine, targetCentrifugo: o.centrifugo, targetFloor: o.floor}[kind]
+	if kind != targetErmine {
+		fmt.Fprintf(out, "ermine-fanout: %d connections to %s, one channel\n", o.conns, kind)
+	} else if o.nodes > 1 {
 		fmt.Fprintf(out, "ermine-fanout: %d connections over %d nodes (PostgreSQL, %s bus), one channel\n", o.conns, o.nodes, o.bus)
 	} else {
 		fmt.Fprintf(out, "ermine-fanout: %d connections, one channel\n", o.conns)
@@ -186,14 +236,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	dir, err := os.MkdirTemp("", "ermine-fanout-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	env := o.nodeEnv()
 	if o.database != "" {
 		db, drop, err := freshDatabase(ctx, o.database)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer func() {
 			if err := drop(); err != nil {
@@ -203,11 +253,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		env = append(env, "ERMINE_DATABASE_URL="+db)
 	}
 	start := time.Now()
-	w, err := seed(ctx, dir, env, o.conns, o.visible)
-	if err != nil {
-		return err
+	var w *world
+	if kind == targetErmine {
+		w, err = seed(ctx, dir, env, o.conns, o.visible)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "seeded %d users, sessions and memberships in %s\n", o.conns, since(start))
+	} else if w, err = targetWorld(kind, o.conns); err != nil {
+		return nil, err
 	}
-	fmt.Fprintf(out, "seeded %d users, sessions and memberships in %s\n", o.conns, since(start))
 
 	var servers cluster
 	defer func() {
@@ -222,19 +277,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if o.nodes > 1 {
 			nodeDir = filepath.Join(dir, fmt.Sprintf("node%d", i+1))
 			if err := os.Mkdir(nodeDir, 0o750); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		srv, err := startServer(ctx, o.ermine, nodeDir, env)
+		srv, err := startServer(ctx, kind, bin, nodeDir, env, o.pin)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		servers = append(servers, srv)
 	}
 	time.Sleep(500 * time.Millisecond)
 	rssBefore, err := servers.rss()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	latencyMessages := o.rate * int(o.duration/time.Second)
@@ -244,11 +299,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers)
 	defer closeAll(clients)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(out, "connected %d in %s\n", len(clients), since(start))
 	if u, s, err := servers.cpu(); err == nil {
 		used := u + s - cpuUser - cpuSys
+		fig.connectCPU = float64(used.Microseconds()) / float64(len(clients))
 		fmt.Fprintf(out, "  server CPU %s for %d connection set-ups (connect, authenticate, Ready): %.0f µs each\n",
 			used.Round(10*time.Millisecond), len(clients), float64(used.Microseconds())/float64(len(clients)))
 	}
@@ -260,9 +316,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sleep(ctx, o.settle)
 	rssAfter, err := servers.rss()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	grown := rssAfter - rssBefore
+	fig.idleBytes = float64(grown) / float64(o.conns)
 	fmt.Fprintf(out, "server RSS: %.1f MiB before, %.1f MiB after: %.0f bytes per connection\n",
 		mib(rssBefore), mib(rssAfter), float64(grown)/float64(o.conns))
 
@@ -274,18 +331,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		res := latencyPhase(ctx, send, rec, next, latencyMessages, o.rate)
 		next += latencyMessages
 		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
-		cpu.report(out, res)
+		fig.lightCPU = cpu.report(out, res)
+		if len(res.latencies) > 0 {
+			fig.p50, fig.p99 = percentile(res.latencies, 50), percentile(res.latencies, 99)
+		}
+		fig.lost += res.lost
 	}
 	if o.saturate > 0 {
 		cpu := startCPU(servers)
 		res := saturationPhase(ctx, send, rec, next, o.saturate, o.window, o.senders)
 		res.report(out, fmt.Sprintf("saturation: %d messages, window %d", o.saturate, o.window), o.conns)
-		cpu.report(out, res)
+		fig.saturatedCPU = cpu.report(out, res)
+		fig.lost += res.lost
 	}
 	if n := rec.dropped(); n > 0 {
 		fmt.Fprintf(out, "connections closed by the server during the run: %d\n", n)
 	}
-	return ctx.Err()
+	return fig, ctx.Err()
 }
 
 // cpuMeter measures the CPU time the servers (all nodes together) and
@@ -302,11 +364,12 @@ func startCPU(srv cluster) *cpuMeter {
 	return m
 }
 
-// report prints the CPU used since startCPU, per delivered message.
-func (m *cpuMeter) report(out io.Writer, res *result) {
+// report prints the CPU used since startCPU per delivered message, and
+// returns it in µs.
+func (m *cpuMeter) report(out io.Writer, res *result) float64 {
 	user, sys, err := m.srv.cpu()
 	if err != nil || res.delivered == 0 {
-		return
+		return 0
 	}
 	user, sys = user-m.user, sys-m.sys
 	used, client := user+sys, selfCPU()-m.client
@@ -314,6 +377,7 @@ func (m *cpuMeter) report(out io.Writer, res *result) {
 		"(%.0f deliveries/s); load generator CPU %s\n", used.Round(10*time.Millisecond), user, sys, res.delivered,
 		float64(used.Nanoseconds())/1e3/float64(res.delivered), float64(res.delivered)/res.elapsed.Seconds(),
 		client.Round(10*time.Millisecond))
+	return float64(used.Nanoseconds()) / 1e3 / float64(res.delivered)
 }
 
 // selfCPU is the CPU time this process has used, user and system.

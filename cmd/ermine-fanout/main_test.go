@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseBounds(t *testing.T) {
@@ -32,6 +33,14 @@ func TestParseBounds(t *testing.T) {
 		{"sqlite url", []string{"-ermine", "x", "-database", "sqlite:///tmp/x"}, "-database"},
 		{"unknown bus", []string{"-ermine", "x", "-bus", "kafka", "-bus-url", "k://a"}, "-bus"},
 		{"bus without url", []string{"-ermine", "x", "-bus", "nats"}, "-bus-url"},
+		{"unknown target", []string{"-target", "kafka"}, "-target"},
+		{"floor without binary", []string{"-target", "floor"}, "-floor"},
+		{"floor", []string{"-target", "floor", "-floor", "f"}, ""},
+		{"centrifugo without binary", []string{"-target", "centrifugo"}, "-centrifugo"},
+		{"compare needs all three", []string{"-compare", "-ermine", "x", "-floor", "f"}, "-centrifugo"},
+		{"compare", []string{"-compare", "-ermine", "x", "-floor", "f", "-centrifugo", "c"}, ""},
+		{"compare is one node", []string{"-compare", "-ermine", "x", "-floor", "f", "-centrifugo", "c", "-nodes", "2",
+			"-database", "postgres://a/b", "-bus", "nats", "-bus-url", "nats://a"}, "Ermine's alone"},
 		{"three nodes", []string{"-ermine", "x", "-nodes", "3", "-database", "postgres://a/b", "-bus", "nats", "-bus-url", "nats://a"}, ""},
 	}
 	for _, tt := range tests {
@@ -113,6 +122,42 @@ func TestCrossNodeRun(t *testing.T) {
 	} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
+	}
+}
+
+// TestFloorRun drives the floor server (cmd/ermine-floor) the way
+// make compare does, and prints the comparison table from figures.
+func TestFloorRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the floor server")
+	}
+	bin := filepath.Join(t.TempDir(), "ermine-floor")
+	if out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine-floor").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"-target", "floor", "-floor", bin, "-conns", "40", "-rate", "10", "-duration", "1s",
+		"-saturate", "20", "-window", "8", "-settle", "100ms"}, &out)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, &out)
+	}
+	for _, want := range []string{`connections to floor`, `delivered 400 of 400; lost 0`, `delivered 800 of 800; lost 0`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
+	}
+
+	out.Reset()
+	fig := func(k target, idle float64) *figures {
+		return &figures{kind: k, idleBytes: idle, connectCPU: 100, saturatedCPU: 2, lightCPU: 4,
+			p50: 10 * time.Millisecond, p99: 40 * time.Millisecond}
+	}
+	printComparison(&out, options{conns: 10000, rate: 5, duration: 30 * time.Second, saturate: 300},
+		[]*figures{fig(targetErmine, 8000), fig(targetCentrifugo, 16000), fig(targetFloor, 4000)})
+	for _, want := range []string{"| idle RSS per connection | 8.00 KB | 16.0 KB | 4.00 KB | 0.50× | 2.00× |", "| deliveries lost | 0 | 0 | 0 |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, &out)
 		}
 	}
 }

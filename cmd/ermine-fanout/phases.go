@@ -17,6 +17,7 @@ import (
 // sender posts messages as the first user, message seq through node
 // seq mod len(urls).
 type sender struct {
+	kind    target
 	urls    []string
 	token   string
 	padding string
@@ -26,9 +27,17 @@ type sender struct {
 func newSender(addrs []string, w *world, content int) *sender {
 	urls := make([]string, len(addrs))
 	for i, a := range addrs {
-		urls[i] = "http://" + a + "/channels/" + string(w.channel) + "/messages"
+		switch w.kind {
+		case targetCentrifugo:
+			urls[i] = "http://" + a + "/api/publish"
+		case targetFloor:
+			urls[i] = "http://" + a + "/publish"
+		default:
+			urls[i] = "http://" + a + "/channels/" + string(w.channel) + "/messages"
+		}
 	}
 	return &sender{
+		kind:  w.kind,
 		urls:  urls,
 		token: w.users[0].token,
 		// "fanout seq=NNNNNN " is 18 bytes; padding brings the content
@@ -40,7 +49,11 @@ func newSender(addrs []string, w *world, content int) *sender {
 
 // send posts message seq and returns once the server answered.
 func (s *sender) send(ctx context.Context, seq int) error {
-	body, err := json.Marshal(map[string]string{"content": fmt.Sprintf("fanout seq=%06d %s", seq, s.padding)})
+	var v any = map[string]string{"content": fmt.Sprintf("fanout seq=%06d %s", seq, s.padding)}
+	if s.kind == targetCentrifugo {
+		v = map[string]any{"channel": centrifugoChannel, "data": v}
+	}
+	body, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -49,14 +62,19 @@ func (s *sender) send(ctx context.Context, seq int) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Session-Token", s.token)
+	switch s.kind {
+	case targetErmine:
+		req.Header.Set("X-Session-Token", s.token)
+	case targetCentrifugo:
+		req.Header.Set("X-API-Key", centrifugoAPIKey)
+	}
 	res, err := s.http.Do(req)
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-	if res.StatusCode != http.StatusOK {
+	if res.StatusCode/100 != 2 || s.kind == targetCentrifugo && bytes.Contains(b, []byte(`"error"`)) {
 		return fmt.Errorf("send message: %s %s", res.Status, b)
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 
 // world is what the load runs against.
 type world struct {
+	kind    target
 	users   []member // users[0] sends the messages
 	channel chat.ID
 }
@@ -56,7 +57,7 @@ func seed(ctx context.Context, dir string, env []string, n int, visible bool) (*
 		invisible := chat.PresenceInvisible
 		status = &chat.UserStatus{Presence: &invisible}
 	}
-	w := &world{users: make([]member, n)}
+	w := &world{kind: targetErmine, users: make([]member, n)}
 	for i := range w.users {
 		w.users[i] = member{id: chat.NewIDAt(born), token: chat.NewToken(64)}
 	}

@@ -33,7 +33,7 @@ const clockTick = 10 * time.Millisecond
 // port, with rate limits off and a keep-alive longer than any run (the
 // load's connections send nothing after authenticating), and waits until
 // it answers.
-func startServer(ctx context.Context, bin, dir string, env []string) (*serverProcess, error) {
+func startServer(ctx context.Context, kind target, bin, dir string, env []string, pin bool) (*serverProcess, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -46,7 +46,17 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*serverPro
 		return nil, err
 	}
 	defer logFile.Close()
-	p.cmd = exec.Command(bin, "--listen", addr, "--data", dir)
+	p.cmd, err = command(kind, bin, addr, dir)
+	if err != nil {
+		return nil, err
+	}
+	if pin {
+		// The server on CPU 0 alone: the load generator keeps the rest.
+		p.cmd.Args = append([]string{"taskset", "-c", "0"}, p.cmd.Args...)
+		if p.cmd.Path, err = exec.LookPath("taskset"); err != nil {
+			return nil, err
+		}
+	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ERMINE_") {
 			p.cmd.Env = append(p.cmd.Env, kv)
@@ -74,7 +84,7 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*serverPro
 			return nil, ctx.Err()
 		default:
 		}
-		res, err := http.Get("http://" + addr + "/")
+		res, err := http.Get("http://" + addr + readyPath(kind))
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
