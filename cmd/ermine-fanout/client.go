@@ -252,12 +252,12 @@ func (c *client) read(rec *recorder) {
 				continue
 			}
 		case targetCentrifugo:
-			if len(p) == 2 && string(p) == "{}" {
-				// Centrifugo's ping: answer with a pong or be dropped.
+			// Centrifugo's ping is an empty reply, alone or as one line
+			// of a frame: answer with an empty command or be dropped.
+			if isPing(p) {
 				if f, err := clientFrame([]byte("{}")); err == nil {
 					_, _ = c.conn.Write(f)
 				}
-				continue
 			}
 		}
 		// Centrifugo may put several pushes in one frame, a line each.
@@ -289,6 +289,16 @@ func waitQuiet(ctx context.Context, rec *recorder, quiet, max time.Duration) boo
 		if n := rec.frames.Load(); n != last {
 			last, since = n, time.Now()
 		} else if time.Since(since) >= quiet {
+			return true
+		}
+	}
+	return false
+}
+
+// isPing reports whether a Centrifugo frame holds a ping: a line "{}".
+func isPing(p []byte) bool {
+	for line := range bytes.Lines(p) {
+		if string(bytes.TrimSpace(line)) == "{}" {
 			return true
 		}
 	}

@@ -211,7 +211,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var all []*figures
 	for _, kind := range []target{targetErmine, targetCentrifugo, targetFloor} {
 		fmt.Fprintf(out, "\n== %s\n", kind)
-		f, err := measure(ctx, o, kind, out)
+		// Each server gets at most a third of the ten minutes.
+		mctx, cancel := context.WithTimeout(ctx, 200*time.Second)
+		f, err := measure(mctx, o, kind, out)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}

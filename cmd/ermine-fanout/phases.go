@@ -109,7 +109,8 @@ func (r *result) collect(rec *recorder, first, n int, ok []bool) {
 func await(ctx context.Context, rec *recorder, first, n int, ok []bool, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for i := range n {
-		for ok[i] && int(rec.got[first+i].Load()) < rec.conns {
+		// Connections the server closed never receive it.
+		for ok[i] && int(rec.got[first+i].Load()) < rec.conns-int(rec.closed.Load()) {
 			if time.Now().After(deadline) || ctx.Err() != nil {
 				return
 			}
