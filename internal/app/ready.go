@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"ermine/internal/chat"
 	"ermine/internal/perm"
@@ -198,7 +199,9 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		ev.UserSettings = settings
 	}
 
-	if se := caller.Session; se != nil {
+	// A session's last sighting is kept to the nearest lastSeenStep: a
+	// write on every connect would cost more than the rest of Ready.
+	if se := caller.Session; se != nil && (se.LastSeen == nil || a.now().Sub(se.LastSeen.Time) >= lastSeenStep) {
 		now := chat.TimeOf(a.now())
 		se.LastSeen = &now
 		if err := a.store.UpdateSession(ctx, se); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -207,6 +210,9 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 	}
 	return ev, scope, nil
 }
+
+// lastSeenStep is how stale a session's recorded last sighting may be.
+const lastSeenStep = 10 * time.Minute
 
 // readyUsers renders the related users as the caller sees them, then the
 // caller's own user with relationship "User" and their relations.

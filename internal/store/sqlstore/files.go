@@ -55,7 +55,7 @@ func (s *DB) FetchDeletedFiles(ctx context.Context, limit int) ([]*chat.FileReco
 // CountFilesByHash counts records sharing a hash.
 func (s *DB) CountFilesByHash(ctx context.Context, hash string) (int, error) {
 	var n int
-	err := s.r().QueryRowContext(ctx, s.bind(`SELECT COUNT(*) FROM files WHERE hash = ?`), hash).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM files WHERE hash = ?`, hash).Scan(&n)
 	return n, err
 }
 

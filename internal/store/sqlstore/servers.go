@@ -93,7 +93,7 @@ func (s *DB) FetchMemberships(ctx context.Context, user chat.ID) ([]*chat.Member
 // CountMembers counts a server's members.
 func (s *DB) CountMembers(ctx context.Context, server chat.ID) (int, error) {
 	var n int
-	err := s.r().QueryRowContext(ctx, s.bind(`SELECT COUNT(*) FROM members WHERE server_id = ?`), server).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM members WHERE server_id = ?`, server).Scan(&n)
 	return n, err
 }
 
@@ -123,7 +123,7 @@ func (s *DB) TakeTimeout(ctx context.Context, server, user chat.ID) (*chat.Time,
 	var until *chat.Time
 	err := s.within(ctx, func(tx *DB) error {
 		var ms int64
-		err := tx.r().QueryRowContext(ctx, tx.bind(`SELECT until FROM member_timeouts WHERE server_id = ? AND user_id = ?`),
+		err := tx.queryRow(ctx, `SELECT until FROM member_timeouts WHERE server_id = ? AND user_id = ?`,
 			server, user).Scan(&ms)
 		if isNoRows(err) {
 			return nil

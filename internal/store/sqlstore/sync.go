@@ -10,10 +10,10 @@ import (
 
 // FetchUnreads lists a user's unread entries with their mentions.
 func (s *DB) FetchUnreads(ctx context.Context, user chat.ID) ([]*chat.ChannelUnread, error) {
-	rows, err := s.r().QueryContext(ctx, s.bind(`SELECT channel_id, last_id FROM unreads WHERE user_id = ?
+	rows, err := s.query(ctx, `SELECT channel_id, last_id FROM unreads WHERE user_id = ?
 		UNION SELECT DISTINCT channel_id, NULL FROM unread_mentions
 		WHERE user_id = ? AND channel_id NOT IN (SELECT channel_id FROM unreads WHERE user_id = ?)
-		ORDER BY 1`), user, user, user)
+		ORDER BY 1`, user, user, user)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (s *DB) FetchUnreads(ctx context.Context, user chat.ID) ([]*chat.ChannelUnr
 	if err != nil {
 		return nil, err
 	}
-	mrows, err := s.r().QueryContext(ctx, s.bind(`SELECT channel_id, message_id FROM unread_mentions WHERE user_id = ? ORDER BY channel_id, message_id`), user)
+	mrows, err := s.query(ctx, `SELECT channel_id, message_id FROM unread_mentions WHERE user_id = ? ORDER BY channel_id, message_id`, user)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (s *DB) FetchUserByUsername(ctx context.Context, username, discriminator st
 
 // FetchDiscriminators lists discriminators in use with a username.
 func (s *DB) FetchDiscriminators(ctx context.Context, username string) ([]string, error) {
-	rows, err := s.r().QueryContext(ctx, s.bind(`SELECT discriminator FROM users WHERE username_lower = ? ORDER BY discriminator`),
+	rows, err := s.query(ctx, `SELECT discriminator FROM users WHERE username_lower = ? ORDER BY discriminator`,
 		strings.ToLower(username))
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (s *DB) DeleteUser(ctx context.Context, id chat.ID) error {
 
 // FetchRelationships lists a user's relations.
 func (s *DB) FetchRelationships(ctx context.Context, user chat.ID) ([]chat.Relationship, error) {
-	rows, err := s.r().QueryContext(ctx, s.bind(`SELECT other_id, status FROM relationships WHERE user_id = ? ORDER BY other_id`), user)
+	rows, err := s.query(ctx, `SELECT other_id, status FROM relationships WHERE user_id = ? ORDER BY other_id`, user)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (s *DB) FetchRelationships(ctx context.Context, user chat.ID) ([]chat.Relat
 // FetchRelationship returns one side of a relationship.
 func (s *DB) FetchRelationship(ctx context.Context, user, other chat.ID) (chat.RelationshipStatus, error) {
 	var st chat.RelationshipStatus
-	err := s.r().QueryRowContext(ctx, s.bind(`SELECT status FROM relationships WHERE user_id = ? AND other_id = ?`), user, other).Scan(&st)
+	err := s.queryRow(ctx, `SELECT status FROM relationships WHERE user_id = ? AND other_id = ?`, user, other).Scan(&st)
 	if isNoRows(err) {
 		return chat.RelationNone, nil
 	}
