@@ -88,6 +88,7 @@ type options struct {
 	floor      string
 	compare    bool
 	pin        bool
+	profile    string
 
 	// Several nodes: K processes on one PostgreSQL database and one bus.
 	nodes     int
@@ -117,6 +118,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v5 binary, for -target centrifugo and -compare")
 	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for -target floor and -compare")
 	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
+	fs.StringVar(&o.profile, "connect-profile", "", "write Ermine's CPU profile of the connect phase (10 s from its start) to this file")
 	fs.BoolVar(&o.pin, "pin", false, "pin the server to CPU 0 and this process to the others (taskset, when present)")
 	fs.IntVar(&o.conns, "conns", 1000, "users, each with one events connection, all members of the channel")
 	fs.IntVar(&o.dialers, "dialers", 16, "connections opened at once")
@@ -298,6 +300,12 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 	latencyMessages := o.rate * int(o.duration/time.Second)
 	rec := newRecorder(o.conns, latencyMessages+o.saturate, latencyMessages)
 	start = time.Now()
+	var profiled chan error
+	if o.profile != "" && kind == targetErmine {
+		profiled = make(chan error, 1)
+		go func() { profiled <- servers[0].cpuProfile(ctx, 10*time.Second, o.profile) }()
+		time.Sleep(100 * time.Millisecond) // the profile has started
+	}
 	cpuUser, cpuSys, _ := servers.cpu()
 	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers)
 	defer closeAll(clients)
@@ -310,6 +318,12 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 		fig.connectCPU = float64(used.Microseconds()) / float64(len(clients))
 		fmt.Fprintf(out, "  server CPU %s for %d connection set-ups (connect, authenticate, Ready): %.0f µs each\n",
 			used.Round(10*time.Millisecond), len(clients), float64(used.Microseconds())/float64(len(clients)))
+	}
+	if profiled != nil {
+		if err := <-profiled; err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "  CPU profile of the connect phase: %s\n", o.profile)
 	}
 	if o.visible {
 		start = time.Now()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 // serverProcess is the ermine process under load.
 type serverProcess struct {
 	addr   string
+	debug  string // Ermine's metrics listener, serving the profiler
 	cmd    *exec.Cmd
 	log    string
 	exited chan struct{}
@@ -66,6 +68,12 @@ func startServer(ctx context.Context, kind target, bin, dir string, env []string
 		"ERMINE_GATEWAY_UNAUTHENTICATED_PER_IP=1000000", // every client dials from loopback
 		"ERMINE_LOG_LEVEL=warn")
 	p.cmd.Env = append(p.cmd.Env, env...)
+	if kind == targetErmine {
+		if p.debug, err = freePort(); err != nil {
+			return nil, err
+		}
+		p.cmd.Env = append(p.cmd.Env, "ERMINE_METRICS_LISTEN="+p.debug, "ERMINE_METRICS_PROFILING=true")
+	}
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
@@ -207,4 +215,40 @@ func (c cluster) cpu() (user, system time.Duration, err error) {
 		user, system = user+u, system+s
 	}
 	return user, system, nil
+}
+
+// freePort returns a loopback address whose port was free a moment ago.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// cpuProfile writes the server's CPU profile over the next d to path.
+func (p *serverProcess) cpuProfile(ctx context.Context, d time.Duration, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.debug, int(d.Seconds())), nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: %s", res.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

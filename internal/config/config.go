@@ -345,6 +345,9 @@ type Metrics struct {
 	// Token, when set, also serves GET /metrics on the main port to
 	// requests with "Authorization: Bearer <token>".
 	Token string `toml:"token" secret:"true"`
+	// Profiling also serves Go's profiler (/debug/pprof/) on Listen,
+	// never on the main port.
+	Profiling bool `toml:"profiling"`
 }
 
 // Limits are the counts and sizes users are held to.

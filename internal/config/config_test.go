@@ -306,6 +306,8 @@ func TestValidate(t *testing.T) {
 		{"bus nats without url", func(c *config.Config) { c.Bus.Kind = "nats" }, "config: bus.url: "},
 		{"bus nats list", func(c *config.Config) { c.Bus = config.Bus{Kind: "nats", URL: "nats://a:4222, nats://b:4222"} }, ""},
 		{"bus nats redis url", func(c *config.Config) { c.Bus = config.Bus{Kind: "nats", URL: "redis://a"} }, "config: bus.url: "},
+		{"profiling without listen", func(c *config.Config) { c.Metrics.Profiling = true }, "config: metrics.profiling: "},
+		{"profiling", func(c *config.Config) { c.Metrics.Profiling, c.Metrics.Listen = true, "127.0.0.1:9102" }, ""},
 		{"shared redis", func(c *config.Config) { c.Shared.URL = "redis://127.0.0.1:6379/0" }, ""},
 		{"shared nats url", func(c *config.Config) { c.Shared.URL = "nats://a:4222" }, "config: shared.url: "},
 		{"shared lease short", func(c *config.Config) { c.Shared.PresenceLease = 500 * time.Millisecond }, "config: shared.presence_lease: "},

@@ -74,6 +74,9 @@ func (c Config) Validate() error {
 	if u := c.Shared.URL; u != "" && !hasScheme(u, "redis", "rediss", "unix") {
 		v.add("shared.url", "must be a redis://, rediss:// or unix:// URL, or empty")
 	}
+	if c.Metrics.Profiling && c.Metrics.Listen == "" {
+		v.add("metrics.profiling", "needs metrics.listen: the profiler is never served on the main port")
+	}
 	if c.Shared.Prefix == "" || len(c.Shared.Prefix) > 64 {
 		v.add("shared.prefix", "must be 1 to 64 characters")
 	}

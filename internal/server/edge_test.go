@@ -41,6 +41,21 @@ func TestMetrics(t *testing.T) {
 		if res := get(t, h.URL+"/metrics", nil); res.status != http.StatusNotFound {
 			t.Errorf("/metrics on the public port = %d", res.status)
 		}
+		if res := get(t, "http://"+h.Server.MetricsAddr()+"/debug/pprof/", nil); res.status != http.StatusNotFound {
+			t.Errorf("profiler served without [metrics] profiling: %d", res.status)
+		}
+	})
+	t.Run("profiling", func(t *testing.T) {
+		h := apitest.Start(t, func(c *config.Config) { c.Metrics.Listen, c.Metrics.Profiling = "127.0.0.1:0", true })
+		res := get(t, "http://"+h.Server.MetricsAddr()+"/debug/pprof/goroutine?debug=1", nil)
+		if res.status != http.StatusOK || !bytes.Contains(res.body, []byte("goroutine profile")) {
+			t.Errorf("profiler on the metrics listener = %d %.200s", res.status, res.body)
+		}
+		for _, path := range []string{"/debug/pprof/", "/debug/pprof/goroutine"} {
+			if res := get(t, h.URL+path, nil); res.status == http.StatusOK && bytes.Contains(res.body, []byte("profile")) {
+				t.Errorf("%s served on the public port", path)
+			}
+		}
 	})
 	t.Run("token", func(t *testing.T) {
 		h := apitest.Start(t, func(c *config.Config) { c.Metrics.Token = "s3cret-metrics" })

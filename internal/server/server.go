@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"os/exec"
@@ -62,6 +63,7 @@ type Server struct {
 	http     *http.Server
 	// metricsAddr is where [metrics] listen was bound, or "".
 	metricsAddr string
+	profiling   bool // [metrics] profiling: /debug/pprof/ beside /metrics
 	store       store.Store
 	bus         pubsub.Bus
 	gateway     *gateway.Gateway
@@ -235,6 +237,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/", rootHandler(apiHandler, web))
 
 	if cfg.Metrics.Listen != "" {
+		s.profiling = cfg.Metrics.Profiling
 		if err := s.serveMetrics(ctx, cfg.Metrics.Listen, metrics); err != nil {
 			return nil, err
 		}
@@ -278,6 +281,12 @@ func (s *Server) serveMetrics(ctx context.Context, addr string, metrics http.Han
 	s.metricsAddr = l.Addr().String()
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
+	if s.profiling {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}

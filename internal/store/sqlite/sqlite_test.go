@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,5 +116,33 @@ func BenchmarkInsertMessage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkFetchSessionUser measures the read that authenticates every
+// request and events connection, among 10,000 sessions.
+func BenchmarkFetchSessionUser(b *testing.B) {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "ermine.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tokens := make([]string, 10000)
+	for i := range tokens {
+		u := &chat.User{ID: chat.NewID(), Username: "user" + strconv.Itoa(i), Discriminator: "0001"}
+		if err := s.InsertUser(b.Context(), u); err != nil {
+			b.Fatal(err)
+		}
+		tokens[i] = chat.NewToken(64)
+		if err := s.InsertSession(b.Context(), &chat.Session{ID: chat.NewID(), UserID: u.ID, Token: tokens[i], Name: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		if _, _, err := s.FetchSessionUser(b.Context(), tokens[i%len(tokens)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
