@@ -85,6 +85,8 @@ var allowed = map[string][]string{
 	// shared builds the state nodes share (presence, nonces, rate limits,
 	// slowmode) in memory or in Redis; sharedtest is the one suite of it.
 	"internal/shared": {"internal/presence", "internal/nonce", ratelimit, "internal/slowmode", pubsub},
+	// redistest connects the Redis suites to ERMINE_TEST_REDIS.
+	"internal/redistest": {},
 	"internal/shared/sharedtest": {chat, "internal/shared", "internal/presence", "internal/presence/presencetest",
 		"internal/nonce", "internal/nonce/noncetest", ratelimit, "internal/ratelimit/limitertest",
 		"internal/slowmode", "internal/slowmode/slowmodetest"},
@@ -120,7 +122,7 @@ const (
 var testOnly = []string{"internal/apitest", "internal/store/storetest", "internal/pubsub/pubsubtest",
 	"internal/blob/blobtest", "internal/ratelimit/limitertest", "internal/embeds/embedstest",
 	"internal/voice/voicetest", "internal/slowmode/slowmodetest", "internal/nonce/noncetest",
-	"internal/presence/presencetest", "internal/shared/sharedtest"}
+	"internal/presence/presencetest", "internal/shared/sharedtest", "internal/redistest"}
 
 // TestArchitecture checks every package imports only what its layer may.
 func TestArchitecture(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"ermine/internal/ratelimit"
 	"ermine/internal/ratelimit/limitertest"
+	"ermine/internal/redistest"
 )
 
 // redisWindow is the window of the Redis variant of the suite: real time,
@@ -21,32 +21,8 @@ import (
 // goroutine for a few hundred milliseconds does not close it early.
 const redisWindow = 500 * time.Millisecond
 
-// redisClient connects to ERMINE_TEST_REDIS, skipping the test when it is
-// unset (and failing instead under CI, where Redis must be tested).
-func redisClient(t *testing.T) *redis.Client {
-	t.Helper()
-	url := os.Getenv("ERMINE_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ERMINE_TEST_REDIS must be set when CI is set (e.g. redis://127.0.0.1:6379/0)")
-		}
-		t.Skip("ERMINE_TEST_REDIS not set (e.g. redis://127.0.0.1:6379/0); skipping Redis tests")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("parse ERMINE_TEST_REDIS: %v", err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("close redis client: %v", err)
-		}
-	})
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("ping %s: %v", url, err)
-	}
-	return c
-}
+// redisClient connects to ERMINE_TEST_REDIS (redistest.Client).
+func redisClient(t *testing.T) *redis.Client { return redistest.Client(t) }
 
 // uniquePrefix returns a key prefix no other test run uses, so runs can
 // share one Redis database.

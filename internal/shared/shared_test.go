@@ -3,13 +3,13 @@ package shared_test
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"ermine/internal/pubsub/inproc"
+	"ermine/internal/redistest"
 	"ermine/internal/shared"
 	"ermine/internal/shared/sharedtest"
 )
@@ -25,17 +25,7 @@ func TestMemoryConformance(t *testing.T) {
 const testLease = 600 * time.Millisecond
 
 func TestRedisConformance(t *testing.T) {
-	url := os.Getenv("ERMINE_TEST_REDIS")
-	if url == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ERMINE_TEST_REDIS must be set when CI is set (e.g. redis://127.0.0.1:6379/0)")
-		}
-		t.Skip("ERMINE_TEST_REDIS not set (e.g. redis://127.0.0.1:6379/0); skipping Redis tests")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("parse ERMINE_TEST_REDIS: %v", err)
-	}
+	opt := redistest.Options(t)
 	sharedtest.Run(t, func(t *testing.T) sharedtest.Cluster {
 		// One cluster: one key prefix and one bus, each node its own
 		// Redis client, as separate processes have.
