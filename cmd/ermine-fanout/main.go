@@ -89,6 +89,7 @@ type options struct {
 	compare    bool
 	pin        bool
 	profile    string
+	heap       string
 
 	// Several nodes: K processes on one PostgreSQL database and one bus.
 	nodes     int
@@ -119,6 +120,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for -target floor and -compare")
 	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
 	fs.StringVar(&o.profile, "connect-profile", "", "write Ermine's CPU profile of the connect phase (10 s from its start) to this file")
+	fs.StringVar(&o.heap, "heap-profile", "", "write Ermine's heap profile, taken once the connections are idle, to this file")
 	fs.BoolVar(&o.pin, "pin", false, "pin the server to CPU 0 and this process to the others (taskset, when present)")
 	fs.IntVar(&o.conns, "conns", 1000, "users, each with one events connection, all members of the channel")
 	fs.IntVar(&o.dialers, "dialers", 16, "connections opened at once")
@@ -339,6 +341,12 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 	fig.idleBytes = float64(grown) / float64(o.conns)
 	fmt.Fprintf(out, "server RSS: %.1f MiB before, %.1f MiB after: %.0f bytes per connection\n",
 		mib(rssBefore), mib(rssAfter), float64(grown)/float64(o.conns))
+	if o.heap != "" && kind == targetErmine {
+		if err := servers[0].heapProfile(ctx, o.heap); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "  heap profile of the idle connections: %s\n", o.heap)
+	}
 
 	// Message i is posted through node i mod K: every node sends.
 	send := newSender(servers.addrs(), w, o.content)

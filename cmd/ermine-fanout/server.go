@@ -229,8 +229,19 @@ func freePort() (string, error) {
 
 // cpuProfile writes the server's CPU profile over the next d to path.
 func (p *serverProcess) cpuProfile(ctx context.Context, d time.Duration, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
-		fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.debug, int(d.Seconds())), nil)
+	return p.saveProfile(ctx, fmt.Sprintf("profile?seconds=%d", int(d.Seconds())), path)
+}
+
+// heapProfile writes the server's heap profile, after a collection, to
+// path.
+func (p *serverProcess) heapProfile(ctx context.Context, path string) error {
+	return p.saveProfile(ctx, "heap?gc=1", path)
+}
+
+// saveProfile writes the profile the server's profiler serves at
+// /debug/pprof/ + name to path.
+func (p *serverProcess) saveProfile(ctx context.Context, name, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.debug+"/debug/pprof/"+name, nil)
 	if err != nil {
 		return err
 	}
