@@ -61,15 +61,23 @@ type conn struct {
 	// wmu orders batch writes with close frames, so nothing is written
 	// after a close frame.
 	wmu sync.Mutex
+	// backlog counts frames written since the client last had nothing
+	// waiting for it; only the writer touches it.
+	backlog int
+	// setup is held while ServeHTTP sets the connection up; frame
+	// handlers wait for it (see connOf).
+	setup sync.Mutex
+	ended atomic.Bool // onClose has run
 
-	// topics and gone belong to the hub and are guarded by hub.mu.
-	topics map[string]struct{}
+	// topics (sorted) and gone belong to the hub and are guarded by
+	// hub.mu.
+	topics []string
 	gone   bool
 
 	mu         sync.RWMutex
 	early      []pendingFrame                      // frames that arrived before Ready was queued
-	servers    map[chat.ID][]chat.ID               // server → roles held
-	channels   map[chat.ID]chat.ID                 // visible channel → its server ("" if private)
+	servers    idMap[[]chat.ID]                    // server → roles held
+	channels   idMap[chat.ID]                      // visible channel → its server ("" if private)
 	users      map[chat.ID]bool                    // other users followed
 	relations  map[chat.ID]chat.RelationshipStatus // the user's relationships
 	memberSubs []memberSub
@@ -130,6 +138,9 @@ func (c *conn) authDone() {
 
 // onClose forgets the connection: subscriptions, presence, registration.
 func (c *conn) onClose() {
+	if c.ended.Swap(true) {
+		return
+	}
 	c.closing.Store(true)
 	c.authDone()
 	if c.authTimer != nil {
@@ -182,14 +193,19 @@ func (c *conn) reserve() bool {
 	}
 	if c.pending.Add(1) > c.g.sendQueue {
 		c.pending.Add(-1)
-		if c.closing.CompareAndSwap(false, true) {
-			c.g.stats.slow.Add(1)
-			c.g.log.Info("events: dropping slow client", "ip", c.ip)
-			c.ws.Abort()
-		}
+		c.dropSlow()
 		return false
 	}
 	return true
+}
+
+// dropSlow cuts a connection whose client has fallen too far behind.
+func (c *conn) dropSlow() {
+	if c.closing.CompareAndSwap(false, true) {
+		c.g.stats.slow.Add(1)
+		c.g.log.Info("events: dropping slow client", "ip", c.ip)
+		c.ws.Abort()
+	}
 }
 
 // send queues a packet the gateway builds for this connection alone.
@@ -273,7 +289,7 @@ func (c *conn) onMessage(binary bool, b []byte) {
 	case "BeginTyping", "EndTyping":
 		id := chat.ID(p.Channel)
 		c.mu.RLock()
-		_, visible := c.channels[id]
+		visible := c.channels.has(id)
 		c.mu.RUnlock()
 		if visible {
 			c.g.app.Typing(c.g.ctx, c.me(), id, p.Type == "BeginTyping")
@@ -284,7 +300,7 @@ func (c *conn) onMessage(binary bool, b []byte) {
 		}
 		id := chat.ID(p.ServerID)
 		c.mu.RLock()
-		_, member := c.servers[id]
+		member := c.servers.has(id)
 		c.mu.RUnlock()
 		if member {
 			c.enqueue(func() { c.subscribeMembers(id) })
@@ -388,8 +404,8 @@ func (c *conn) authenticate(token string) {
 
 	c.caller = caller
 	c.mu.Lock()
-	c.servers = scope.Servers
-	c.channels = scope.Channels
+	c.servers = newIDMap(scope.Servers)
+	c.channels = newIDMap(scope.Channels)
 	c.relations = scope.Relations
 	c.users = make(map[chat.ID]bool, len(scope.Users))
 	for _, u := range scope.Users {
@@ -471,7 +487,7 @@ func (c *conn) subscribeMembers(server chat.ID) {
 	now := time.Now()
 	var evict chat.ID
 	c.mu.Lock()
-	if _, member := c.servers[server]; !member {
+	if member := c.servers.has(server); !member {
 		c.mu.Unlock()
 		return
 	}

@@ -32,8 +32,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lxzan/gws"
-
 	"ermine/internal/app"
 	"ermine/internal/pubsub"
 )
@@ -106,7 +104,7 @@ type Gateway struct {
 	memberTTL time.Duration
 	sendQueue int32
 	sendBuf   int // SO_SNDBUF of events sockets; < 0 leaves the kernel's
-	upgrader  *gws.Upgrader
+	poller    *poller
 	hub       *hub
 	guard     *authGuard
 
@@ -178,7 +176,6 @@ func New(opts Options) (*Gateway, error) {
 		memberTTL: opts.MemberListTTL,
 		sendQueue: int32(min(opts.SendQueue, 1<<30)),
 		sendBuf:   opts.SendBuffer,
-		upgrader:  newUpgrader(opts.MaxPacket, opts.Log),
 		hub:       newHub(),
 		guard:     newAuthGuard(),
 
@@ -190,9 +187,16 @@ func New(opts Options) (*Gateway, error) {
 		idle:        make(chan struct{}),
 	}
 	g.buffers.New = func() any { b := make([]byte, 0, 4<<10); return &b }
+	p, err := newPoller(opts.MaxPacket, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	g.poller = p
 	g.writers.start(g, runtime.GOMAXPROCS(0))
 	sub, err := opts.Bus.Subscribe(g.dispatch)
 	if err != nil {
+		g.writers.stop()
+		p.stop()
 		return nil, fmt.Errorf("gateway: subscribe to bus: %w", err)
 	}
 	g.hub.sub = sub
@@ -254,16 +258,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ip:       ip,
 	}
 	c.counted.Store(true)
-	s, err := g.upgrader.Upgrade(w, r)
+	s, err := g.poller.upgrade(w, r, c)
 	if err != nil {
 		c.authDone()
 		g.log.Debug("events: upgrade failed", "err", err)
 		return
 	}
-	c.ws = newGWSSocket(s, g.sendBuf)
-	s.Session().Store("", c)
+	if g.sendBuf > 0 {
+		s.setSendBuffer(g.sendBuf)
+	}
+	c.ws = s
+	// Frame handlers wait for the setup: the URL token's authentication
+	// comes before any packet of the client's.
+	c.setup.Lock()
+	defer c.setup.Unlock()
+	if err := g.poller.add(s); err != nil {
+		// The socket is closed and its close handler, waiting for
+		// the setup, cleans up.
+		g.log.Warn("events: poller refused a connection", "err", err)
+		return
+	}
 	if !g.register(c) {
-		c.authDone()
 		c.closeWith(closeGoingAway, "server shutting down")
 		return
 	}
@@ -273,9 +288,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.closeWith(closePolicy, "not authenticated in time")
 		}
 	})
-	// The read loop runs on a goroutine of its own so this one, whose
-	// stack and buffers grew while net/http parsed the request, ends.
-	go s.ReadLoop()
+	c.onOpen()
 }
 
 // isUpgrade reports whether r asks for a WebSocket.
@@ -370,6 +383,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		<-g.idle
 	}
 	g.writers.stop()
+	g.poller.stop()
 	if cerr := g.hub.sub.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("gateway: leave bus: %w", cerr)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"slices"
 	"sync"
 
 	"ermine/internal/pubsub"
@@ -19,11 +20,61 @@ type hub struct {
 	busMu sync.Mutex
 
 	mu     sync.RWMutex
-	topics map[string]map[*conn]struct{}
+	topics map[string]*followers
 }
 
 func newHub() *hub {
-	return &hub{topics: make(map[string]map[*conn]struct{})}
+	return &hub{topics: make(map[string]*followers)}
+}
+
+// followers is the set of local connections following one topic. Most
+// topics (a user's own, a small server's) have one or a few followers:
+// they are kept in a slice, and in a map only past followersInSlice.
+type followers struct {
+	few  []*conn
+	many map[*conn]struct{}
+}
+
+const followersInSlice = 16
+
+func (f *followers) add(c *conn) {
+	if f.many != nil {
+		f.many[c] = struct{}{}
+		return
+	}
+	if len(f.few) < followersInSlice {
+		f.few = append(f.few, c)
+		return
+	}
+	f.many = make(map[*conn]struct{}, 2*followersInSlice)
+	for _, d := range f.few {
+		f.many[d] = struct{}{}
+	}
+	f.many[c] = struct{}{}
+	f.few = nil
+}
+
+func (f *followers) remove(c *conn) {
+	if f.many != nil {
+		delete(f.many, c)
+		return
+	}
+	if i := slices.Index(f.few, c); i >= 0 {
+		last := len(f.few) - 1
+		f.few[i] = f.few[last]
+		f.few[last] = nil
+		f.few = f.few[:last]
+	}
+}
+
+func (f *followers) len() int { return len(f.few) + len(f.many) }
+
+func (f *followers) appendTo(buf []*conn) []*conn {
+	buf = append(buf, f.few...)
+	for c := range f.many {
+		buf = append(buf, c)
+	}
+	return buf
 }
 
 // add makes c follow topics. Topics new to the node are added to the bus
@@ -39,21 +90,20 @@ func (h *hub) add(c *conn, topics ...string) error {
 		return nil
 	}
 	for _, t := range topics {
-		if _, ok := c.topics[t]; ok {
+		i, ok := slices.BinarySearch(c.topics, t)
+		if ok {
 			continue
 		}
-		if c.topics == nil {
-			c.topics = make(map[string]struct{}, len(topics))
-		}
-		c.topics[t] = struct{}{}
+		c.topics = slices.Insert(c.topics, i, t)
 		set := h.topics[t]
 		if set == nil {
-			set = make(map[*conn]struct{}, 1)
+			set = &followers{}
 			h.topics[t] = set
 			fresh = append(fresh, t)
 		}
-		set[c] = struct{}{}
+		set.add(c)
 	}
+	c.topics = slices.Clip(c.topics)
 	h.mu.Unlock()
 	if len(fresh) == 0 {
 		return nil
@@ -80,11 +130,7 @@ func (h *hub) removeAll(c *conn) error {
 	defer h.busMu.Unlock()
 	h.mu.Lock()
 	c.gone = true
-	topics := make([]string, 0, len(c.topics))
-	for t := range c.topics {
-		topics = append(topics, t)
-	}
-	stale := h.unlink(c, topics)
+	stale := h.unlink(c, slices.Clone(c.topics))
 	h.mu.Unlock()
 	if len(stale) == 0 {
 		return nil
@@ -97,13 +143,14 @@ func (h *hub) removeAll(c *conn) error {
 func (h *hub) unlink(c *conn, topics []string) []string {
 	var stale []string
 	for _, t := range topics {
-		if _, ok := c.topics[t]; !ok {
+		i, ok := slices.BinarySearch(c.topics, t)
+		if !ok {
 			continue
 		}
-		delete(c.topics, t)
+		c.topics = slices.Delete(c.topics, i, i+1)
 		set := h.topics[t]
-		delete(set, c)
-		if len(set) == 0 {
+		set.remove(c)
+		if set.len() == 0 {
 			delete(h.topics, t)
 			stale = append(stale, t)
 		}
@@ -114,8 +161,8 @@ func (h *hub) unlink(c *conn, topics []string) []string {
 // followers appends the connections following topic to buf.
 func (h *hub) followers(buf []*conn, topic string) []*conn {
 	h.mu.RLock()
-	for c := range h.topics[topic] {
-		buf = append(buf, c)
+	if set := h.topics[topic]; set != nil {
+		buf = set.appendTo(buf)
 	}
 	h.mu.RUnlock()
 	return buf

@@ -52,8 +52,8 @@ func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 		return c.dedupe(in), false
 	}
 	c.mu.RLock()
-	_, isServer := c.servers[id]
-	_, isChannel := c.channels[id]
+	isServer := c.servers.has(id)
+	isChannel := c.channels.has(id)
 	isUser := id == me || c.users[id]
 	c.mu.RUnlock()
 	if in.frame.Type == chat.EvUserPlatformWipe && (isServer || isChannel || isUser) {
@@ -186,7 +186,7 @@ func (c *conn) routeChannel(channel chat.ID, in *incoming) []byte {
 			return nil
 		}
 		c.mu.RLock()
-		server := c.channels[channel]
+		server, _ := c.channels.get(channel)
 		c.mu.RUnlock()
 		return c.channelChanged(server, m, in)
 	case chat.EvChannelGroupJoin:
@@ -212,7 +212,7 @@ func (c *conn) routeChannel(channel chat.ID, in *incoming) []byte {
 func (c *conn) isMember(server chat.ID) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	_, ok := c.servers[server]
+	ok := c.servers.has(server)
 	return ok
 }
 
@@ -220,7 +220,7 @@ func (c *conn) isMember(server chat.ID) bool {
 func (c *conn) sees(channel chat.ID) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	_, ok := c.channels[channel]
+	ok := c.channels.has(channel)
 	return ok
 }
 
@@ -229,7 +229,7 @@ func (c *conn) sees(channel chat.ID) bool {
 func (c *conn) holds(server, role chat.ID) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	roles := c.servers[server]
+	roles, _ := c.servers.get(server)
 	if role == "" {
 		return len(roles) > 0
 	}
@@ -240,7 +240,8 @@ func (c *conn) holds(server, role chat.ID) bool {
 func (c *conn) roles(server chat.ID) []chat.ID {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return slices.Clone(c.servers[server])
+	roles, _ := c.servers.get(server)
+	return slices.Clone(roles)
 }
 
 // visibleNow returns the channels of server the user may view with roles,
@@ -284,7 +285,7 @@ func (c *conn) channelAppeared(m *meta, in *incoming) []byte {
 	switch m.ChannelType {
 	case chat.ChannelSavedMessages, chat.ChannelDirectMessage, chat.ChannelGroup:
 		c.mu.Lock()
-		c.channels[m.ID] = ""
+		c.channels.set(m.ID, "")
 		c.mu.Unlock()
 		c.follow(event.Of(m.ID))
 		for _, r := range m.Recipients {
@@ -311,7 +312,7 @@ func (c *conn) channelAppeared(m *meta, in *incoming) []byte {
 // Bulk, like every visibility rewrite).
 func (c *conn) channelChanged(server chat.ID, m *meta, in *incoming) []byte {
 	c.mu.RLock()
-	_, visible := c.channels[m.ID]
+	visible := c.channels.has(m.ID)
 	c.mu.RUnlock()
 	if server == "" || !m.has("default_permissions", "role_permissions") && !m.clears("DefaultPermissions", "RolePermissions") {
 		if visible {
@@ -352,20 +353,21 @@ func (c *conn) recompute(server chat.ID, in *incoming, roles []chat.ID) []byte {
 	var removed []chat.ID
 	var added []*chat.Channel
 	c.mu.Lock()
-	for id, s := range c.channels {
+	c.channels.deleteFunc(func(id, s chat.ID) bool {
 		if s == server && now[id] == nil {
 			removed = append(removed, id)
-			delete(c.channels, id)
+			return true
 		}
-	}
+		return false
+	})
 	for id, ch := range now {
-		if _, ok := c.channels[id]; !ok {
+		if ok := c.channels.has(id); !ok {
 			added = append(added, ch)
-			c.channels[id] = server
+			c.channels.set(id, server)
 		}
 	}
-	if _, ok := c.servers[server]; ok {
-		c.servers[server] = roles
+	if ok := c.servers.has(server); ok {
+		c.servers.set(server, roles)
 	}
 	c.mu.Unlock()
 	if len(removed) == 0 && len(added) == 0 {
@@ -405,10 +407,10 @@ func (c *conn) joinServer(server chat.ID) {
 		topics = append(topics, event.Members(server))
 	}
 	c.mu.Lock()
-	c.servers[server] = slices.Clone(v.Member.Roles)
+	c.servers.set(server, slices.Clone(v.Member.Roles))
 	for _, ch := range v.Channels {
-		if _, ok := c.channels[ch.ID]; !ok {
-			c.channels[ch.ID] = server
+		if ok := c.channels.has(ch.ID); !ok {
+			c.channels.set(ch.ID, server)
 			topics = append(topics, event.Of(ch.ID))
 		}
 	}
@@ -420,13 +422,14 @@ func (c *conn) joinServer(server chat.ID) {
 func (c *conn) leaveServer(server chat.ID) {
 	topics := []string{event.Of(server), event.Members(server)}
 	c.mu.Lock()
-	delete(c.servers, server)
-	for id, s := range c.channels {
+	c.servers.del(server)
+	c.channels.deleteFunc(func(id, s chat.ID) bool {
 		if s == server {
-			delete(c.channels, id)
 			topics = append(topics, event.Of(id))
+			return true
 		}
-	}
+		return false
+	})
 	c.memberSubs = slices.DeleteFunc(c.memberSubs, func(s memberSub) bool { return s.server == server })
 	c.mu.Unlock()
 	c.unfollow(topics...)
@@ -435,7 +438,7 @@ func (c *conn) leaveServer(server chat.ID) {
 // addChannel follows a channel the user may now view.
 func (c *conn) addChannel(id, server chat.ID) {
 	c.mu.Lock()
-	c.channels[id] = server
+	c.channels.set(id, server)
 	c.mu.Unlock()
 	c.follow(event.Of(id))
 }
@@ -443,7 +446,7 @@ func (c *conn) addChannel(id, server chat.ID) {
 // forgetChannel stops following a channel.
 func (c *conn) forgetChannel(id chat.ID) {
 	c.mu.Lock()
-	delete(c.channels, id)
+	c.channels.del(id)
 	c.mu.Unlock()
 	c.unfollow(event.Of(id))
 }

@@ -16,11 +16,11 @@ import (
 // a goroutine per busy connection the scheduler runs thousands of writers
 // before the dispatcher again, and each writes a frame or two.)
 //
-// A writer never waits for a client: it writes what the socket takes at
-// once. When a socket is full, the rest of the batch and the connection's
-// later rounds are handed to a goroutine of the connection's own, which
-// may block, until its queue is empty; a client that stays behind is cut
-// by the send queue bound.
+// A writer never waits for a client: the socket takes the whole batch,
+// keeping what the kernel does not take at once until the client reads
+// (see socket.Write). A client that stays behind is cut by the send queue
+// bound: frames queued count against it, and so do frames written while
+// bytes were still held for the client (conn.backlog).
 
 // job is one unit of a connection's queue: a frame from the bus on topic
 // (in set) or a function (f set).
@@ -143,9 +143,8 @@ func (c *conn) push(j job) {
 
 // round runs the jobs waiting on a shared writer and writes their frames
 // into out without waiting. It then puts the connection back on the
-// ready list if more work came, or hands it to a goroutine of its own if
-// the socket was full. spare is an empty job slice to lend the queue; the
-// one returned replaces it.
+// ready list if more work came. spare is an empty job slice to lend the
+// queue; the one returned replaces it.
 func (c *conn) round(spare []job, out *[]byte) []job {
 	c.qmu.Lock()
 	jobs := c.queue
@@ -153,15 +152,10 @@ func (c *conn) round(spare []job, out *[]byte) []job {
 	c.qmu.Unlock()
 	c.out = out
 	c.run(jobs)
-	rest := c.tryFlush()
+	c.flush()
 	c.out = nil
-	if rest != nil {
-		go c.drain(rest)
-		return jobs[:0]
-	}
 	if code := c.closeCode; code != 0 {
-		// The close frame may wait for the socket: not on a shared writer.
-		go c.closeWith(code, "")
+		c.closeWith(code, "")
 	}
 	c.qmu.Lock()
 	if len(c.queue) == 0 {
@@ -191,42 +185,6 @@ func (c *conn) run(jobs []job) {
 	}
 }
 
-// drain finishes writing rest, the part of a batch a full socket did not
-// take, then runs the connection's rounds on this goroutine, writing with
-// waits, until its queue is empty. It holds wmu from the start: the
-// writer that handed the batch over locked it (see tryFlush), so no
-// close frame can come between the two parts of a frame.
-func (c *conn) drain(rest []byte) {
-	c.writeLocked(rest)
-	c.wmu.Unlock()
-	out := c.g.buffers.Get().(*[]byte)
-	defer func() {
-		*out = (*out)[:0]
-		if cap(*out) <= keepBuffer {
-			c.g.buffers.Put(out)
-		}
-	}()
-	for {
-		c.qmu.Lock()
-		jobs := c.queue
-		if len(jobs) == 0 {
-			c.running = false
-			c.queue = nil
-			c.qmu.Unlock()
-			return
-		}
-		c.queue = nil
-		c.qmu.Unlock()
-		c.out = out
-		c.run(jobs)
-		c.flush()
-		c.out = nil
-		if code := c.closeCode; code != 0 {
-			c.closeWith(code, "")
-		}
-	}
-}
-
 // closeAfter closes the connection with code once the frames written so
 // far in this round are sent; the round's later jobs are dropped. Run in
 // a round.
@@ -253,36 +211,8 @@ func (c *conn) writeFrame(op byte, b []byte) {
 	c.batched++
 }
 
-// tryFlush writes the batch without waiting. When the socket takes only
-// part of it, it returns a copy of the rest with wmu still locked, for
-// drain to finish; otherwise nil.
-func (c *conn) tryFlush() []byte {
-	b := *c.out
-	if len(b) == 0 {
-		return nil
-	}
-	*c.out = b[:0]
-	c.wmu.Lock()
-	if c.closing.Load() {
-		c.wmu.Unlock()
-		return nil
-	}
-	c.count()
-	n, err := c.ws.TryWrite(b)
-	if err != nil {
-		c.cut()
-		c.wmu.Unlock()
-		return nil
-	}
-	if n == len(b) {
-		c.wmu.Unlock()
-		return nil
-	}
-	return append([]byte(nil), b[n:]...)
-}
-
-// flush writes the batch, waiting for the socket. A failed write cuts the
-// connection, whose read loop then ends and cleans up.
+// flush writes the batch without waiting. A connection whose client has
+// fallen SendQueue frames behind is cut, as is one whose write failed.
 func (c *conn) flush() {
 	b := *c.out
 	if len(b) == 0 {
@@ -291,16 +221,24 @@ func (c *conn) flush() {
 	*c.out = b[:0]
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if !c.closing.Load() {
-		c.count()
-		c.writeLocked(b)
+	if c.closing.Load() {
+		return
 	}
-}
-
-// writeLocked writes b, waiting; wmu is held.
-func (c *conn) writeLocked(b []byte) {
-	if err := c.ws.WriteFrames(b); err != nil {
+	frames := c.batched
+	c.count()
+	held, err := c.ws.Write(b)
+	switch {
+	case err != nil:
 		c.cut()
+	case !held:
+		c.backlog = 0
+	default:
+		// The kernel's buffer is full: these frames wait for the
+		// client, after those of earlier such writes.
+		c.backlog += frames
+		if c.backlog > int(c.g.sendQueue) {
+			c.dropSlow()
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,44 +10,37 @@ import (
 )
 
 // fakeSocket records what a connection writes. Writes can be held until
-// the test lets them through, and TryWrite can take only part of a batch.
+// the test lets them through, and can report bytes held for the client.
 type fakeSocket struct {
 	name    string
-	hold    bool          // WriteFrames waits for proceed
-	holdTry bool          // TryWrite too: a slow system call
+	hold    bool          // Write waits for proceed: a slow system call
 	started chan struct{} // a held write began
 	proceed chan struct{} // let one held write finish
-	takes   int           // TryWrite takes at most this many bytes; 0: all
 
 	mu     sync.Mutex
-	events []string // "try <bytes>", "write <bytes>", "close <code>", "abort"
+	held   bool     // what Write reports
+	events []string // "write <bytes>", "close <code>", "abort"
 }
 
 func newFakeSocket(name string) *fakeSocket {
 	return &fakeSocket{name: name, started: make(chan struct{}, 100), proceed: make(chan struct{}, 100)}
 }
 
-func (s *fakeSocket) wait(hold bool) {
-	if hold {
+func (s *fakeSocket) Write(b []byte) (bool, error) {
+	if s.hold {
 		s.started <- struct{}{}
 		<-s.proceed
 	}
-}
-
-func (s *fakeSocket) WriteFrames(b []byte) error {
-	s.wait(s.hold)
 	s.record(fmt.Sprintf("write %q", b))
-	return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held, nil
 }
 
-func (s *fakeSocket) TryWrite(b []byte) (int, error) {
-	s.wait(s.holdTry)
-	n := len(b)
-	if s.takes > 0 {
-		n = min(n, s.takes)
-	}
-	s.record(fmt.Sprintf("try %q", b[:n]))
-	return n, nil
+func (s *fakeSocket) setHeld(v bool) {
+	s.mu.Lock()
+	s.held = v
+	s.mu.Unlock()
 }
 
 func (s *fakeSocket) Close(code uint16, _ string)     { s.record(fmt.Sprint("close ", code)) }
@@ -105,7 +97,7 @@ func frames(payloads ...string) string {
 func TestWriterBatches(t *testing.T) {
 	g := testGateway(t, 100)
 	s := newFakeSocket("a")
-	s.holdTry = true
+	s.hold = true
 	c := testConn(g, s)
 	c.enqueue(func() { c.write([]byte("first")) })
 	<-s.started
@@ -124,7 +116,7 @@ func TestWriterBatches(t *testing.T) {
 	<-s.started
 	s.proceed <- struct{}{}
 	got := s.waitEvents(t, 3)
-	wantEvents := []string{"try " + frames("first"), "try " + frames(append(want, "last")...), "close 1000"}
+	wantEvents := []string{"write " + frames("first"), "write " + frames(append(want, "last")...), "close 1000"}
 	if strings.Join(got, "\n") != strings.Join(wantEvents, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantEvents, "\n"))
 	}
@@ -133,41 +125,41 @@ func TestWriterBatches(t *testing.T) {
 	}
 }
 
-// TestWriterFullSocket checks that the part of a batch a full socket did
-// not take, and the connection's later frames, are written in order on a
-// goroutine of its own while the shared writer serves other connections.
-func TestWriterFullSocket(t *testing.T) {
-	g := testGateway(t, 100)
-	full := newFakeSocket("full")
-	full.takes, full.hold = 5, true
-	c := testConn(g, full)
-	c.enqueue(func() { c.write([]byte("one")); c.write([]byte("two")) })
-	<-full.started // the rest of the batch waits for the socket
-	c.enqueue(func() { c.write([]byte("three")) })
-
-	other := newFakeSocket("other")
-	d := testConn(g, other)
-	d.enqueue(func() { d.write([]byte("meanwhile")) })
-	if got := other.waitEvents(t, 1); got[0] != "try "+frames("meanwhile") {
-		t.Errorf("other connection: %q", got)
-	}
-	full.proceed <- struct{}{}
-	full.proceed <- struct{}{}
-	events := full.waitEvents(t, 3)
-	var written []byte
-	for _, e := range events {
-		var q string
-		if _, err := fmt.Sscanf(strings.SplitN(e, " ", 2)[1], "%q", &q); err != nil {
-			t.Fatalf("event %q: %v", e, err)
+// TestWriterBacklog checks that frames written while the socket still
+// holds bytes for the client count against the send queue bound, that a
+// write the kernel takes whole starts the count again, and that a client
+// over the bound is cut.
+func TestWriterBacklog(t *testing.T) {
+	g := testGateway(t, 4)
+	s := newFakeSocket("behind")
+	c := testConn(g, s)
+	write := func(n int) {
+		t.Helper()
+		before := len(s.waitEvents(t, 0))
+		for i := range n {
+			c.enqueue(func() { c.write([]byte(fmt.Sprint("frame ", i))) })
+			s.waitEvents(t, before+i+1)
 		}
-		written = append(written, q...)
 	}
-	wantBytes := appendFrame(appendFrame(appendFrame(nil, opText, []byte("one")), opText, []byte("two")), opText, []byte("three"))
-	if !bytes.Equal(written, wantBytes) {
-		t.Errorf("written %q, want %q", written, wantBytes)
+	s.setHeld(true)
+	write(4) // 4 frames behind: at the bound
+	if c.closing.Load() {
+		t.Fatal("a connection 4 frames behind with a bound of 4 is closing")
 	}
-	if !strings.HasPrefix(events[0], "try ") || !strings.HasPrefix(events[1], "write ") || !strings.HasPrefix(events[2], "write ") {
-		t.Errorf("events %q: want a partial try, then waiting writes", events)
+	s.setHeld(false)
+	write(1) // the client caught up
+	s.setHeld(true)
+	write(4)
+	if c.closing.Load() {
+		t.Fatal("the count did not start again when the client caught up")
+	}
+	c.enqueue(func() { c.write([]byte("one too many")) })
+	events := s.waitEvents(t, 11)
+	if events[10] != "abort" {
+		t.Fatalf("events %q, want abort after the 5th frame behind", events)
+	}
+	if g.stats.slow.Load() != 1 {
+		t.Errorf("slow disconnects = %d, want 1", g.stats.slow.Load())
 	}
 }
 
@@ -177,7 +169,7 @@ func TestWriterFullSocket(t *testing.T) {
 func TestWriterDropsSlowClient(t *testing.T) {
 	g := testGateway(t, 4)
 	s := newFakeSocket("slow")
-	s.holdTry = true
+	s.hold = true
 	c := testConn(g, s)
 	c.enqueue(func() { c.write([]byte("blocked")) })
 	<-s.started

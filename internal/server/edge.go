@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Limits of what a client may send before any route sees it. Bodies
@@ -58,15 +56,10 @@ func (c *errorConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-// SyscallConn exposes the network connection's descriptor, so the events
-// gateway can write without blocking and size the socket's buffers.
-func (c *errorConn) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return nil, errors.ErrUnsupported
-	}
-	return sc.SyscallConn()
-}
+// NetConn returns the network connection under the wrapper: the events
+// gateway moves an upgraded connection's descriptor to its poller, which
+// writes to it directly.
+func (c *errorConn) NetConn() net.Conn { return c.Conn }
 
 // ReadFrom keeps the connection's zero-copy path (sendfile) for bodies.
 func (c *errorConn) ReadFrom(r io.Reader) (int64, error) {

@@ -1,0 +1,269 @@
+package gateway
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lesismal/nbio"
+	"github.com/lesismal/nbio/logging"
+	"github.com/lesismal/nbio/nbhttp"
+	"github.com/lesismal/nbio/nbhttp/websocket"
+)
+
+// An events connection has no goroutine of its own. After the HTTP
+// upgrade its socket moves to a poller (nbio: epoll on Linux), which
+// reads whatever sockets are readable into one buffer per poller and
+// hands complete frames to a goroutine pool; frame handlers of one
+// connection run one at a time, in order. An idle connection therefore
+// costs its socket, a few small structures and its follow state: no
+// stack and no read buffer.
+//
+// Writes never wait either: what the kernel does not take at once the
+// poller keeps and writes when the client reads (see socket.Write).
+
+// poller owns the gateway's epoll engine and WebSocket settings.
+type poller struct {
+	engine  *nbhttp.Engine
+	up      *websocket.Upgrader
+	stopped sync.Once
+}
+
+// newPoller starts the engine of a gateway whose clients may send
+// packets of at most maxPacket bytes.
+func newPoller(maxPacket int64, log *slog.Logger) (*poller, error) {
+	setLogger(log)
+	engine := nbhttp.NewEngine(nbhttp.Config{
+		Name:    "events",
+		NPoller: 1, // one goroutine reads every socket; handlers run on the pool
+		// Sockets only come from upgraded requests: no listener.
+		IOMod:   nbhttp.IOModNonBlocking,
+		MaxLoad: math.MaxInt32,
+		// The poller's own limit on bytes held for a client stays off:
+		// the gateway bounds frames held (see conn.backlog), which
+		// lets one large Ready through to a client that reads it.
+		MaxWriteBufferSize: 0,
+	})
+	// Text frames are not checked for UTF-8 here: a packet that is not
+	// valid JSON is ignored like any other undecodable packet, and the
+	// connection stays open.
+	engine.CheckUtf8 = func([]byte) bool { return true }
+	engine.OnWrittenSize(func(nc *nbio.Conn, _ []byte, n int) {
+		if s := socketOf(nc); s != nil {
+			s.held.Add(-int64(n))
+		}
+	})
+	if err := engine.Start(); err != nil {
+		return nil, fmt.Errorf("gateway: start poller: %w", err)
+	}
+	up := websocket.NewUpgrader()
+	up.Engine = engine
+	up.KeepaliveTime = 0 // the gateway keeps its own deadline (conn.touch)
+	up.MessageLengthLimit = int(min(maxPacket, math.MaxInt32))
+	up.CheckOrigin = func(*http.Request) bool { return true } // browsers on other origins are clients too
+	up.BlockingModAsyncWrite = false
+	up.BlockingModHandleRead = false
+	up.BlockingModTrasferConnToPoller = false
+	up.OnMessage(func(w *websocket.Conn, t websocket.MessageType, b []byte) {
+		if c := connOf(w); c != nil {
+			c.onMessage(t == websocket.BinaryMessage, b)
+		}
+	})
+	up.SetPingHandler(func(w *websocket.Conn, payload string) {
+		if c := connOf(w); c != nil {
+			c.onPing([]byte(payload))
+		}
+	})
+	up.SetPongHandler(func(w *websocket.Conn, _ string) {
+		if c := connOf(w); c != nil {
+			c.onControl()
+		}
+	})
+	up.SetCloseHandler(func(w *websocket.Conn, code int, _ string) {
+		// Answer the client's close frame with its code (RFC 6455
+		// §5.5.1); codes that may not be sent become a normal close.
+		if c := connOf(w); c != nil {
+			if code < 1000 || code == 1005 || code == 1006 || code == 1015 || code > 4999 {
+				code = closeNormal
+			}
+			c.closeWith(uint16(code), "")
+		}
+	})
+	up.OnClose(func(w *websocket.Conn, _ error) {
+		if c := connOf(w); c != nil {
+			c.onClose()
+		}
+	})
+	return &poller{engine: engine, up: up}, nil
+}
+
+// stop closes every socket left and ends the engine's goroutines.
+func (p *poller) stop() { p.stopped.Do(p.engine.Stop) }
+
+// errNotTCP refuses an upgrade whose connection the poller cannot take.
+var errNotTCP = errors.New("events: the connection is not a TCP connection")
+
+// upgrade answers the WebSocket handshake of r and moves its connection
+// to a socket of c's. The socket is not yet read: add starts that.
+func (p *poller) upgrade(w http.ResponseWriter, r *http.Request, c *conn) (*nbioSocket, error) {
+	hw := &rawHijacker{ResponseWriter: w}
+	// The library answers the handshake on the TCP connection, reading
+	// nothing; the socket then moves to the poller.
+	if _, err := p.up.UpgradeWithoutHandlingReadForConnFromSTDServer(hw, r, nil); err != nil {
+		if hw.conn != nil {
+			_ = hw.conn.Close()
+		}
+		return nil, err
+	}
+	nc, err := nbio.NBConn(hw.conn) // takes a duplicate descriptor and closes the original
+	if err != nil {
+		_ = hw.conn.Close()
+		return nil, err
+	}
+	ws := websocket.NewServerConn(p.up, nc, "", false, false)
+	ws.Engine = p.engine
+	ws.Execute = nc.Execute
+	s := &nbioSocket{ws: ws, nc: nc}
+	s.conn.Store(c)
+	ws.SetSession(s)
+	nc.SetSession(ws)
+	nc.OnData(func(nc *nbio.Conn, data []byte) {
+		// Parse sends the close frame of an oversized or malformed
+		// frame itself (1009, 1002) before failing.
+		if err := ws.Parse(data); err != nil {
+			_ = nc.CloseWithError(err)
+		}
+	})
+	return s, nil
+}
+
+// add starts reading s. When it fails the connection is closed and the
+// close handler runs.
+func (p *poller) add(s *nbioSocket) error {
+	return p.engine.AddTransferredConn(s.nc)
+}
+
+// rawHijacker hands the upgrade the TCP connection itself, under any
+// wrapper the server put around it, so the poller can take its
+// descriptor.
+type rawHijacker struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (h *rawHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, websocket.ErrUpgradeNotHijacker
+	}
+	c, rw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		c = u.NetConn()
+	}
+	if _, ok := c.(*net.TCPConn); !ok {
+		_ = c.Close()
+		return nil, nil, errNotTCP
+	}
+	// A client may not send frames before the handshake's answer
+	// (RFC 6455 §4.1); bytes read ahead by net/http would be lost.
+	if rw.Reader.Buffered() > 0 {
+		_ = c.Close()
+		return nil, nil, errors.New("events: frames sent before the handshake was answered")
+	}
+	h.conn = c
+	return c, rw, nil
+}
+
+// nbioSocket is an events connection on the poller.
+type nbioSocket struct {
+	ws *websocket.Conn
+	nc *nbio.Conn
+	// conn is the gateway connection; handlers on the poller's
+	// goroutines load it, which orders them after its setup.
+	conn atomic.Pointer[conn]
+	// held counts bytes handed to Write that the kernel has not taken.
+	held atomic.Int64
+}
+
+// setSendBuffer caps the socket's kernel send buffer at n bytes.
+func (s *nbioSocket) setSendBuffer(n int) {
+	_ = s.nc.SetWriteBuffer(n)
+}
+
+func (s *nbioSocket) Write(b []byte) (bool, error) {
+	s.held.Add(int64(len(b)))
+	if _, err := s.nc.Write(b); err != nil {
+		return false, err
+	}
+	return s.held.Load() > 0, nil
+}
+
+func (s *nbioSocket) Close(code uint16, reason string) {
+	payload := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reason)), code)
+	_, _ = s.Write(appendFrame(nil, opClose, append(payload, reason...)))
+	_ = s.nc.Close()
+}
+
+func (s *nbioSocket) Abort() { _ = s.nc.Close() }
+
+func (s *nbioSocket) SetReadDeadline(t time.Time) error { return s.nc.SetReadDeadline(t) }
+
+// socketOf returns the events socket of a poller connection, or nil.
+func socketOf(nc *nbio.Conn) *nbioSocket {
+	ws, _ := nc.Session().(*websocket.Conn)
+	if ws == nil {
+		return nil
+	}
+	s, _ := ws.Session().(*nbioSocket)
+	return s
+}
+
+// connOf returns the gateway connection of a WebSocket connection, once
+// its setup is done.
+func connOf(ws *websocket.Conn) *conn {
+	s, _ := ws.Session().(*nbioSocket)
+	if s == nil {
+		return nil
+	}
+	c := s.conn.Load()
+	if c != nil {
+		c.setup.Lock()
+		c.setup.Unlock() //nolint:staticcheck // an empty critical section: waits for ServeHTTP to finish the setup
+	}
+	return c
+}
+
+var loggerOnce sync.Once
+
+// setLogger sends the poller library's errors to log; the library's
+// logger is one for the process, so the first gateway's log gets them.
+func setLogger(log *slog.Logger) {
+	loggerOnce.Do(func() { logging.SetLogger(nbioLogger{log}) })
+}
+
+// nbioLogger adapts slog to the poller library's logger.
+type nbioLogger struct{ log *slog.Logger }
+
+func (nbioLogger) Debug(string, ...any) {}
+func (nbioLogger) Info(string, ...any)  {}
+func (l nbioLogger) Warn(format string, v ...any) {
+	l.log.Warn("events poller", "detail", fmt.Sprintf(format, v...))
+}
+func (l nbioLogger) Error(format string, v ...any) {
+	l.log.Error("events poller", "detail", fmt.Sprintf(format, v...))
+}
