@@ -178,11 +178,12 @@ type App struct {
 	dummy     string
 	dummyErr  error
 
-	nonces       nonce.Guard    // recent idempotency keys of sent messages
-	lastMessages *lastMessages  // channels' newest messages, written in batches
-	writer       *messageWriter // group commit of new messages
-	previews     *previews      // link preview workers; nil when off
-	members      *memberCache   // encoded member lists of big servers
+	nonces       nonce.Guard           // recent idempotency keys of sent messages
+	lastMessages *coalescer[chat.ID]   // channels' newest messages, written in batches
+	lastSeen     *coalescer[chat.Time] // sessions' last sightings, written in batches
+	writer       *messageWriter        // group commit of new messages
+	previews     *previews             // link preview workers; nil when off
+	members      *memberCache          // encoded member lists of big servers
 }
 
 // New returns an App over its dependencies.
@@ -226,7 +227,8 @@ func New(d Deps) *App {
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
 		mailRetry: d.MailRetry, closing: make(chan struct{}),
 		nonces:       d.Nonces,
-		lastMessages: &lastMessages{store: d.Store, log: d.Log.ErrorContext},
+		lastMessages: newLastMessages(d.Store, d.Log.ErrorContext),
+		lastSeen:     newLastSeen(d.Store, d.Log.ErrorContext),
 		writer:       &messageWriter{store: d.Store},
 	}
 	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
@@ -238,7 +240,7 @@ func New(d Deps) *App {
 }
 
 // Close writes what the app holds back in memory (the channels' newest
-// message ids) to the store. The server calls it after the last request
+// message ids, sessions' last sightings) to the store. The server calls it after the last request
 // and before closing the store.
 func (a *App) Close() error {
 	a.closeOnce.Do(func() { close(a.closing) })
@@ -246,6 +248,7 @@ func (a *App) Close() error {
 	a.pushing.Wait()
 	a.previews.close()
 	a.lastMessages.close()
+	a.lastSeen.close()
 	a.members.close()
 	return nil
 }

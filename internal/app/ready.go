@@ -199,14 +199,14 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		ev.UserSettings = settings
 	}
 
-	// A session's last sighting is kept to the nearest lastSeenStep: a
-	// write on every connect would cost more than the rest of Ready.
+	// A session's last sighting is kept to the nearest lastSeenStep and
+	// written in batches: a write on every connect would cost more than
+	// the rest of Ready, and a crowd reconnecting after a restart would
+	// queue behind SQLite's single writer.
 	if se := caller.Session; se != nil && (se.LastSeen == nil || a.now().Sub(se.LastSeen.Time) >= lastSeenStep) {
 		now := chat.TimeOf(a.now())
 		se.LastSeen = &now
-		if err := a.store.UpdateSession(ctx, se); err != nil && !errors.Is(err, store.ErrNotFound) {
-			a.log.ErrorContext(ctx, "record session last seen", "session", se.ID, "err", err)
-		}
+		a.lastSeen.record(se.ID, now)
 	}
 	return ev, scope, nil
 }

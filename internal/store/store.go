@@ -118,6 +118,9 @@ type Sessions interface {
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.
 	UpdateSession(ctx context.Context, s *chat.Session) error
+	// TouchSession records when a session was last seen and changes
+	// nothing else of it; ErrNotFound if missing.
+	TouchSession(ctx context.Context, id chat.ID, seen chat.Time) error
 	// DeleteSession removes a session; ErrNotFound if missing.
 	DeleteSession(ctx context.Context, id chat.ID) error
 	// DeleteSessions removes all of a user's sessions except the one with

@@ -58,6 +58,9 @@ var dialect = &sqlstore.Dialect{
 	IsConflict: isConflict,
 	LockRows:   " FOR UPDATE",
 	Search:     search,
+	SetField: func(col, key string) string {
+		return "jsonb_set(" + col + "::jsonb, '{" + key + "}', ?::jsonb)::text"
+	},
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)

@@ -107,6 +107,9 @@ var dialect = &sqlstore.Dialect{
 	IsConflict: isConflict,
 	Search:     search,
 	ByAuthor:   byAuthor,
+	SetField: func(col, key string) string {
+		return "json_set(" + col + ", '$." + key + "', json(?))"
+	},
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)

@@ -69,6 +69,15 @@ func (s *DB) UpdateSession(ctx context.Context, se *chat.Session) error {
 	return s.execOne(ctx, `UPDATE sessions SET token = ?, data = ? WHERE id = ?`, se.Token, data, se.ID)
 }
 
+// TouchSession sets a session's last_seen inside its document.
+func (s *DB) TouchSession(ctx context.Context, id chat.ID, seen chat.Time) error {
+	v, err := json.Marshal(seen)
+	if err != nil {
+		return err
+	}
+	return s.execOne(ctx, `UPDATE sessions SET data = `+s.d.SetField("data", "last_seen")+` WHERE id = ?`, string(v), id)
+}
+
 // DeleteSession removes a session.
 func (s *DB) DeleteSession(ctx context.Context, id chat.ID) error {
 	return s.execOne(ctx, `DELETE FROM sessions WHERE id = ?`, id)

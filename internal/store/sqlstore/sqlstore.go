@@ -44,6 +44,9 @@ type Dialect struct {
 	// as rows of (id, content), newest first or oldest first as
 	// SearchWalk(s.Sort) says. The store orders and pages them.
 	Search func(ctx context.Context, q Querier, s store.MessageSearch, window int) (*sql.Rows, error)
+	// SetField is the expression of JSON document column col with its
+	// top-level key set to the JSON value of the next placeholder.
+	SetField func(col, key string) string
 	// ByAuthor is the query and arguments listing author's messages with
 	// ids after after, oldest first, at most limit, as messageCols. Nil
 	// uses the table's (author_id, id) index.

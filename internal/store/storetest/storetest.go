@@ -217,6 +217,17 @@ func testSessions(t *testing.T, s store.Store) {
 	got, err = s.FetchSession(c, sessions[0].ID)
 	must(t, err)
 	same(t, got, sessions[0])
+	// Touching changes the last sighting alone.
+	seen := chat.TimeOf(chat.Now().Add(time.Minute))
+	must(t, s.TouchSession(c, sessions[0].ID, seen))
+	sessions[0].LastSeen = &seen
+	got, err = s.FetchSession(c, sessions[0].ID)
+	must(t, err)
+	same(t, got, sessions[0])
+	gotSe, _, err = s.FetchSessionUser(c, sessions[0].Token)
+	must(t, err)
+	same(t, gotSe, sessions[0])
+	wantErr(t, s.TouchSession(c, chat.NewID(), seen), store.ErrNotFound)
 
 	removed, err := s.DeleteSessions(c, user, sessions[2].ID)
 	must(t, err)
