@@ -45,30 +45,38 @@ func (s *DB) InsertMessage(ctx context.Context, m *chat.Message) error {
 // parameters each stays far below both engines' parameter limits.
 const insertBatch = 200
 
-// InsertMessages adds many messages in one transaction, several rows per
-// statement.
+// InsertMessages adds many messages at once, several rows per statement.
+// Up to insertBatch messages are one statement, atomic by itself: one
+// round trip to PostgreSQL instead of three with BEGIN and COMMIT. More
+// take a transaction.
 func (s *DB) InsertMessages(ctx context.Context, ms []*chat.Message) error {
-	return s.within(ctx, func(tx *DB) error {
-		args := make([]any, 0, 6*insertBatch)
-		for len(ms) > 0 {
-			n := min(len(ms), insertBatch)
-			args = args[:0]
-			for _, m := range ms[:n] {
-				data, err := messageData(m)
-				if err != nil {
-					return err
-				}
-				args = append(args, m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
-			}
-			q := `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES ` +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
-			if _, err := tx.exec(ctx, q, args...); err != nil {
+	if len(ms) <= insertBatch || s.tx != nil {
+		return s.insertMessages(ctx, ms)
+	}
+	return s.within(ctx, func(tx *DB) error { return tx.insertMessages(ctx, ms) })
+}
+
+// insertMessages inserts ms with a statement per insertBatch of them.
+func (s *DB) insertMessages(ctx context.Context, ms []*chat.Message) error {
+	args := make([]any, 0, 6*min(len(ms), insertBatch))
+	for len(ms) > 0 {
+		n := min(len(ms), insertBatch)
+		args = args[:0]
+		for _, m := range ms[:n] {
+			data, err := messageData(m)
+			if err != nil {
 				return err
 			}
-			ms = ms[n:]
+			args = append(args, m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
 		}
-		return nil
-	})
+		q := `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
+		if _, err := s.exec(ctx, q, args...); err != nil {
+			return err
+		}
+		ms = ms[n:]
+	}
+	return nil
 }
 
 // FetchMessage returns a message by id.

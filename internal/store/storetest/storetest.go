@@ -728,6 +728,15 @@ func testMessages(t *testing.T, s store.Store) {
 	wantErr(t, s.InsertMessages(c, dup), store.ErrConflict)
 	_, err = s.FetchMessage(c, dup[0].ID)
 	wantErr(t, err, store.ErrNotFound)
+	// Past one statement's rows too: the conflict is in the last one.
+	big := make([]*chat.Message, 300)
+	for i := range big {
+		big[i] = &chat.Message{ID: chat.NewID(), Channel: channel, Author: author}
+	}
+	big[299] = batch[11]
+	wantErr(t, s.InsertMessages(c, big), store.ErrConflict)
+	_, err = s.FetchMessage(c, big[0].ID)
+	wantErr(t, err, store.ErrNotFound)
 	must(t, s.InsertMessages(c, nil))
 
 	page := func(q store.MessageQuery) []chat.ID {
