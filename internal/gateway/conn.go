@@ -30,11 +30,12 @@ var errAlreadyAuthenticated = &chat.Error{Type: "AlreadyAuthenticated"}
 // (see writer.go), which run one at a time in order with the frames it
 // delivers; the read loop only reads that state, under mu.
 type conn struct {
-	g        *Gateway
-	ws       socket
-	binary   bool // msgpack: binary frames both ways
-	token    string
-	sections app.ReadySections
+	g      *Gateway
+	ws     socket
+	binary bool // msgpack: binary frames both ways
+	// sections are the Ready sections asked for; nil for the default
+	// ones. Dropped once Ready is built.
+	sections *app.ReadySections
 	ip       string
 
 	pending atomic.Int32 // frames queued or being written
@@ -43,8 +44,13 @@ type conn struct {
 	failed  atomic.Bool  // an Error was sent: the connection is closing
 	// counted: the connection counts against its address's cap of
 	// unauthenticated connections (until authenticated or closed).
-	counted   atomic.Bool
-	authTimer *time.Timer // closes the connection if it does not authenticate in time
+	counted atomic.Bool
+	// opened is when the connection was set up and seen when the client
+	// last sent a frame, in Unix nanoseconds; the gateway's sweep (see
+	// keepalive.go) closes connections by them, with no timer of their
+	// own.
+	opened int64
+	seen   atomic.Int64
 
 	// Set once by authenticate, on the read loop, before live.
 	caller *app.Caller
@@ -54,16 +60,16 @@ type conn struct {
 	queue   []job
 	running bool
 	out     *[]byte // the writer's batch; only the writer touches it
-	batched int     // frames in out
+	batched int32   // frames in out
+	// backlog counts frames written since the client last had nothing
+	// waiting for it; only the writer touches it.
+	backlog int32
 	// closeCode, set by a job, closes the connection after the round's
 	// frames are written; only the writer touches it.
 	closeCode uint16
 	// wmu orders batch writes with close frames, so nothing is written
 	// after a close frame.
 	wmu sync.Mutex
-	// backlog counts frames written since the client last had nothing
-	// waiting for it; only the writer touches it.
-	backlog int
 	// setup is held while ServeHTTP sets the connection up; frame
 	// handlers wait for it (see connOf).
 	setup sync.Mutex
@@ -74,16 +80,30 @@ type conn struct {
 	topics []string
 	gone   bool
 
-	mu         sync.RWMutex
-	early      []pendingFrame                      // frames that arrived before Ready was queued
-	servers    idMap[[]chat.ID]                    // server → roles held
-	channels   idMap[chat.ID]                      // visible channel → its server ("" if private)
-	users      map[chat.ID]bool                    // other users followed
-	relations  map[chat.ID]chat.RelationshipStatus // the user's relationships
-	memberSubs []memberSub
-	subTimer   *time.Timer
-	recent     [8]string // event ids of the last UserUpdates delivered
-	recentNext int
+	// An idle connection holds only what routing needs: what is rarely
+	// used (member-list subscriptions, the UserUpdate ring) is allocated
+	// on first use.
+	mu       sync.RWMutex
+	early    []pendingFrame   // frames that arrived before Ready was queued
+	servers  idMap[[]chat.ID] // server → roles held
+	channels idMap[chat.ID]   // visible channel → its server ("" if private)
+	users    idMap[struct{}]  // other users followed
+	members  *memberLists     // Subscribe packets in force; nil before the first
+	recent   *recentEvents    // the last UserUpdates delivered; nil before the first
+}
+
+// memberLists are a connection's member-list subscriptions.
+type memberLists struct {
+	subs  []memberSub
+	timer *time.Timer // fires at the next expiry
+}
+
+// recentEvents are hashes of the event ids of the last UserUpdates a
+// connection received, in a ring. Hashes, not the ids: the ids are
+// slices of frames that are long gone.
+type recentEvents struct {
+	ids  [8]uint64
+	next uint8
 }
 
 // pendingFrame is a frame from the bus waiting for Ready.
@@ -104,16 +124,15 @@ func (c *conn) me() chat.ID { return c.caller.User.ID }
 // authenticated reports whether Ready has been built for c.
 func (c *conn) authenticated() bool { return c.live.Load() }
 
-// touch pushes the keep-alive deadline forward: any frame from the client
-// counts as a sign of life.
+// touch notes a sign of life: any frame from the client counts.
 func (c *conn) touch() {
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.g.keepalive))
+	c.seen.Store(time.Now().UnixNano())
 }
 
 // onOpen authenticates with the URL token, when one was given.
-func (c *conn) onOpen() {
-	if c.token != "" {
-		c.authenticate(c.token)
+func (c *conn) onOpen(token string) {
+	if token != "" {
+		c.authenticate(token)
 	}
 }
 
@@ -143,15 +162,12 @@ func (c *conn) onClose() {
 	}
 	c.closing.Store(true)
 	c.authDone()
-	if c.authTimer != nil {
-		c.authTimer.Stop()
-	}
 	if err := c.g.hub.removeAll(c); err != nil {
 		c.g.log.Error("events: leave topics", "err", err)
 	}
 	c.mu.Lock()
-	if c.subTimer != nil {
-		c.subTimer.Stop()
+	if c.members != nil && c.members.timer != nil {
+		c.members.timer.Stop()
 	}
 	c.early = nil
 	c.mu.Unlock()
@@ -373,7 +389,11 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeInternal, "")
 		return
 	}
-	ready, scope, err := g.app.Ready(ctx, caller, c.sections)
+	sections := app.DefaultReadySections()
+	if c.sections != nil {
+		sections = *c.sections
+	}
+	ready, scope, err := g.app.Ready(ctx, caller, sections)
 	if err != nil {
 		g.log.Error("events: build ready", "user", caller.User.ID, "err", err)
 		c.closeWith(closeInternal, "")
@@ -402,15 +422,19 @@ func (c *conn) authenticate(token string) {
 		}
 	}
 
+	// The connection keeps of its session only what routing reads (its
+	// id, to match session events), not the token or push subscription.
+	if se := caller.Session; se != nil {
+		kept := *caller
+		kept.Session = &chat.Session{ID: se.ID, UserID: se.UserID}
+		caller = &kept
+	}
 	c.caller = caller
 	c.mu.Lock()
 	c.servers = newIDMap(scope.Servers)
 	c.channels = newIDMap(scope.Channels)
-	c.relations = scope.Relations
-	c.users = make(map[chat.ID]bool, len(scope.Users))
-	for _, u := range scope.Users {
-		c.users[u] = true
-	}
+	c.users = newIDSet(scope.Users)
+	c.sections = nil
 	c.mu.Unlock()
 
 	topics := make([]string, 0, len(scope.Users)+2*len(scope.Servers)+len(scope.Channels))
@@ -491,25 +515,29 @@ func (c *conn) subscribeMembers(server chat.ID) {
 		c.mu.Unlock()
 		return
 	}
+	if c.members == nil {
+		c.members = &memberLists{}
+	}
+	m := c.members
 	found := false
-	for i := range c.memberSubs {
-		if c.memberSubs[i].server == server {
-			c.memberSubs[i].expires = now.Add(c.g.memberTTL)
+	for i := range m.subs {
+		if m.subs[i].server == server {
+			m.subs[i].expires = now.Add(c.g.memberTTL)
 			found = true
 		}
 	}
 	if !found {
-		if len(c.memberSubs) >= memberSubsMax {
+		if len(m.subs) >= memberSubsMax {
 			oldest := 0
-			for i, s := range c.memberSubs {
-				if s.expires.Before(c.memberSubs[oldest].expires) {
+			for i, s := range m.subs {
+				if s.expires.Before(m.subs[oldest].expires) {
 					oldest = i
 				}
 			}
-			evict = c.memberSubs[oldest].server
-			c.memberSubs = append(c.memberSubs[:oldest], c.memberSubs[oldest+1:]...)
+			evict = m.subs[oldest].server
+			m.subs = append(m.subs[:oldest], m.subs[oldest+1:]...)
 		}
-		c.memberSubs = append(c.memberSubs, memberSub{server: server, expires: now.Add(c.g.memberTTL)})
+		m.subs = append(m.subs, memberSub{server: server, expires: now.Add(c.g.memberTTL)})
 	}
 	c.armSubTimer(now)
 	c.mu.Unlock()
@@ -523,23 +551,27 @@ func (c *conn) subscribeMembers(server chat.ID) {
 
 // armSubTimer sets the timer for the next member-list expiry. c.mu held.
 func (c *conn) armSubTimer(now time.Time) {
-	if len(c.memberSubs) == 0 {
-		if c.subTimer != nil {
-			c.subTimer.Stop()
+	m := c.members
+	if m == nil {
+		return
+	}
+	if len(m.subs) == 0 {
+		if m.timer != nil {
+			m.timer.Stop()
 		}
 		return
 	}
-	next := c.memberSubs[0].expires
-	for _, s := range c.memberSubs[1:] {
+	next := m.subs[0].expires
+	for _, s := range m.subs[1:] {
 		if s.expires.Before(next) {
 			next = s.expires
 		}
 	}
-	if c.subTimer == nil {
-		c.subTimer = time.AfterFunc(next.Sub(now), func() { c.enqueue(c.expireMembers) })
+	if m.timer == nil {
+		m.timer = time.AfterFunc(next.Sub(now), func() { c.enqueue(c.expireMembers) })
 		return
 	}
-	c.subTimer.Reset(next.Sub(now))
+	m.timer.Reset(next.Sub(now))
 }
 
 // expireMembers drops the member-list subscriptions past their time. Run
@@ -548,16 +580,18 @@ func (c *conn) expireMembers() {
 	now := time.Now()
 	var expired []string
 	c.mu.Lock()
-	kept := c.memberSubs[:0]
-	for _, s := range c.memberSubs {
-		if now.Before(s.expires) {
-			kept = append(kept, s)
-		} else {
-			expired = append(expired, event.Members(s.server))
+	if m := c.members; m != nil {
+		kept := m.subs[:0]
+		for _, s := range m.subs {
+			if now.Before(s.expires) {
+				kept = append(kept, s)
+			} else {
+				expired = append(expired, event.Members(s.server))
+			}
 		}
+		m.subs = kept
+		c.armSubTimer(now)
 	}
-	c.memberSubs = kept
-	c.armSubTimer(now)
 	c.mu.Unlock()
 	c.unfollow(expired...)
 }

@@ -129,6 +129,10 @@ type Gateway struct {
 	// reports how many frames wait for Ready.
 	beforeLive func(early func() int)
 
+	// sweepStop ends the deadline sweep (keepalive.go), sweepDone
+	// reports it ended.
+	sweepStop, sweepDone chan struct{}
+
 	// writers run the connections' rounds; buffers holds batch buffers
 	// for them and for connections writing on their own goroutine.
 	writers writers
@@ -200,6 +204,11 @@ func New(opts Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: subscribe to bus: %w", err)
 	}
 	g.hub.sub = sub
+	g.sweepStop, g.sweepDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(g.sweepDone)
+		g.sweepLoop(g.sweepStop)
+	}()
 	return g, nil
 }
 
@@ -251,11 +260,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	c := &conn{
-		g:        g,
-		binary:   q.Get("format") == "msgpack",
-		token:    q.Get("token"),
-		sections: readySections(q["ready"]),
-		ip:       ip,
+		g:      g,
+		binary: q.Get("format") == "msgpack",
+		ip:     ip,
+	}
+	if v := q["ready"]; len(v) > 0 {
+		s := readySections(v)
+		c.sections = &s
 	}
 	c.counted.Store(true)
 	s, err := g.poller.upgrade(w, r, c)
@@ -278,17 +289,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.log.Warn("events: poller refused a connection", "err", err)
 		return
 	}
+	c.opened = time.Now().UnixNano()
+	c.seen.Store(c.opened)
 	if !g.register(c) {
 		c.closeWith(closeGoingAway, "server shutting down")
 		return
 	}
-	c.touch()
-	c.authTimer = time.AfterFunc(g.authTimeout, func() {
-		if !c.authenticated() && !c.closing.Load() {
-			c.closeWith(closePolicy, "not authenticated in time")
-		}
-	})
-	c.onOpen()
+	c.onOpen(q.Get("token"))
 }
 
 // isUpgrade reports whether r asks for a WebSocket.
@@ -382,6 +389,10 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		}
 		<-g.idle
 	}
+	if first {
+		close(g.sweepStop)
+	}
+	<-g.sweepDone
 	g.writers.stop()
 	g.poller.stop()
 	if cerr := g.hub.sub.Close(); cerr != nil && err == nil {

@@ -89,6 +89,8 @@ func (h *hub) add(c *conn, topics ...string) error {
 		h.mu.Unlock()
 		return nil
 	}
+	// One allocation for the whole set, not one per doubling.
+	c.topics = slices.Grow(c.topics, len(topics))
 	for _, t := range topics {
 		i, ok := slices.BinarySearch(c.topics, t)
 		if ok {

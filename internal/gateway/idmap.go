@@ -28,6 +28,16 @@ func newIDMap[V any](m map[chat.ID]V) idMap[V] {
 	return idMap[V]{entries}
 }
 
+// newIDSet returns a set of the distinct ids.
+func newIDSet(ids []chat.ID) idMap[struct{}] {
+	entries := make([]idEntry[struct{}], 0, len(ids))
+	for _, id := range ids {
+		entries = append(entries, idEntry[struct{}]{id: id})
+	}
+	slices.SortFunc(entries, func(a, b idEntry[struct{}]) int { return cmp.Compare(a.id, b.id) })
+	return idMap[struct{}]{slices.CompactFunc(entries, func(a, b idEntry[struct{}]) bool { return a.id == b.id })}
+}
+
 func (m *idMap[V]) find(id chat.ID) (int, bool) {
 	return slices.BinarySearchFunc(m.entries, id, func(e idEntry[V], id chat.ID) int { return cmp.Compare(e.id, id) })
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lesismal/nbio"
 	"github.com/lesismal/nbio/logging"
@@ -220,8 +219,6 @@ func (s *nbioSocket) Close(code uint16, reason string) {
 }
 
 func (s *nbioSocket) Abort() { _ = s.nc.Close() }
-
-func (s *nbioSocket) SetReadDeadline(t time.Time) error { return s.nc.SetReadDeadline(t) }
 
 // socketOf returns the events socket of a poller connection, or nil.
 func socketOf(nc *nbio.Conn) *nbioSocket {

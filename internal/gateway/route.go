@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -54,7 +55,7 @@ func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 	c.mu.RLock()
 	isServer := c.servers.has(id)
 	isChannel := c.channels.has(id)
-	isUser := id == me || c.users[id]
+	isUser := id == me || c.users.has(id)
 	c.mu.RUnlock()
 	if in.frame.Type == chat.EvUserPlatformWipe && (isServer || isChannel || isUser) {
 		// Sent on every topic of the user's audience: taken once.
@@ -259,6 +260,9 @@ func (c *conn) visibleNow(server chat.ID, in *incoming, roles []chat.ID) (map[ch
 	return out, true
 }
 
+// eventSeed hashes UserUpdate event ids for dedupe.
+var eventSeed = maphash.MakeSeed()
+
 // dedupe drops a UserUpdate this connection already received on another
 // topic (presence goes to every server of the user and to the user).
 func (c *conn) dedupe(in *incoming) []byte {
@@ -267,11 +271,16 @@ func (c *conn) dedupe(in *incoming) []byte {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if slices.Contains(c.recent[:], in.eventID) {
+	if c.recent == nil {
+		c.recent = &recentEvents{}
+	}
+	r := c.recent
+	h := maphash.String(eventSeed, in.eventID)
+	if slices.Contains(r.ids[:], h) {
 		return nil
 	}
-	c.recent[c.recentNext] = in.eventID
-	c.recentNext = (c.recentNext + 1) % len(c.recent)
+	r.ids[r.next] = h
+	r.next = (r.next + 1) % uint8(len(r.ids))
 	return c.raw(in)
 }
 
@@ -430,7 +439,9 @@ func (c *conn) leaveServer(server chat.ID) {
 		}
 		return false
 	})
-	c.memberSubs = slices.DeleteFunc(c.memberSubs, func(s memberSub) bool { return s.server == server })
+	if c.members != nil {
+		c.members.subs = slices.DeleteFunc(c.members.subs, func(s memberSub) bool { return s.server == server })
+	}
 	c.mu.Unlock()
 	c.unfollow(topics...)
 }
@@ -454,8 +465,8 @@ func (c *conn) forgetChannel(id chat.ID) {
 // followUser follows another user's topic.
 func (c *conn) followUser(u chat.ID) {
 	c.mu.Lock()
-	known := c.users[u]
-	c.users[u] = true
+	known := c.users.has(u)
+	c.users.set(u, struct{}{})
 	c.mu.Unlock()
 	if !known {
 		c.follow(event.Of(u))
@@ -466,7 +477,7 @@ func (c *conn) followUser(u chat.ID) {
 // a relationship, direct message or group with them.
 func (c *conn) unfollowUserUnlessRelated(u chat.ID) {
 	c.mu.RLock()
-	known := c.users[u]
+	known := c.users.has(u)
 	c.mu.RUnlock()
 	if !known {
 		return
@@ -480,24 +491,17 @@ func (c *conn) unfollowUserUnlessRelated(u chat.ID) {
 		return
 	}
 	c.mu.Lock()
-	delete(c.users, u)
+	c.users.del(u)
 	c.mu.Unlock()
 	c.unfollow(event.Of(u))
 }
 
-// relationshipChanged records the user's new relationship with other and
-// follows other while any relationship exists.
+// relationshipChanged follows other while any relationship with them
+// exists.
 func (c *conn) relationshipChanged(other chat.ID, status chat.RelationshipStatus) {
 	if other == c.me() {
 		return
 	}
-	c.mu.Lock()
-	if status == "" || status == chat.RelationNone {
-		delete(c.relations, other)
-	} else {
-		c.relations[other] = status
-	}
-	c.mu.Unlock()
 	if status == "" || status == chat.RelationNone {
 		c.unfollowUserUnlessRelated(other)
 		return

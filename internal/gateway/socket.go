@@ -1,9 +1,6 @@
 package gateway
 
-import (
-	"encoding/binary"
-	"time"
-)
+import "encoding/binary"
 
 // socket is what the gateway needs of one WebSocket connection. It keeps
 // the WebSocket library behind a small seam: nbioSocket implements it.
@@ -19,8 +16,6 @@ type socket interface {
 	Close(code uint16, reason string)
 	// Abort closes the network connection at once, without a close frame.
 	Abort()
-	// SetReadDeadline drops the connection when no frame arrives by t.
-	SetReadDeadline(t time.Time) error
 }
 
 // Close codes the gateway sends.

@@ -236,7 +236,7 @@ func (c *conn) flush() {
 		// The kernel's buffer is full: these frames wait for the
 		// client, after those of earlier such writes.
 		c.backlog += frames
-		if c.backlog > int(c.g.sendQueue) {
+		if c.backlog > c.g.sendQueue {
 			c.dropSlow()
 		}
 	}

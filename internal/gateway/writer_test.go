@@ -43,9 +43,8 @@ func (s *fakeSocket) setHeld(v bool) {
 	s.mu.Unlock()
 }
 
-func (s *fakeSocket) Close(code uint16, _ string)     { s.record(fmt.Sprint("close ", code)) }
-func (s *fakeSocket) Abort()                          { s.record("abort") }
-func (s *fakeSocket) SetReadDeadline(time.Time) error { return nil }
+func (s *fakeSocket) Close(code uint16, _ string) { s.record(fmt.Sprint("close ", code)) }
+func (s *fakeSocket) Abort()                      { s.record("abort") }
 
 func (s *fakeSocket) record(e string) {
 	s.mu.Lock()

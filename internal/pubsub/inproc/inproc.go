@@ -72,9 +72,8 @@ func (b *Bus) Subscribe(handler pubsub.Handler) (pubsub.Subscription, error) {
 		return nil, pubsub.ErrClosed
 	}
 	s := &subscription{
-		bus:    b,
-		q:      pubsub.NewQueue(b.queueLen, handler),
-		topics: make(map[string]struct{}),
+		bus: b,
+		q:   pubsub.NewQueue(b.queueLen, handler),
 	}
 	b.subs[s] = struct{}{}
 	return s, nil
@@ -112,10 +111,11 @@ func (b *Bus) closeLocked(s *subscription) {
 		return
 	}
 	s.closed = true
-	for t := range s.topics {
-		b.unlink(t, s)
+	for t, list := range b.topics {
+		if slices.Contains(list, s) {
+			b.unlink(t, s)
+		}
 	}
-	s.topics = nil
 	s.q.Close()
 	b.retired.Add(s.q.Dropped())
 	delete(b.subs, s)
@@ -131,12 +131,13 @@ func (b *Bus) unlink(topic string, s *subscription) {
 	}
 }
 
-// subscription is one handler's topic set; its fields other than q are
-// guarded by bus.mu.
+// subscription is one handler's topic set, kept only in the bus's lists
+// of each topic's subscriptions (a node's one subscription follows a
+// topic per connected user: a set of its own would double that); its
+// fields other than q are guarded by bus.mu.
 type subscription struct {
 	bus    *Bus
 	q      *pubsub.Queue
-	topics map[string]struct{}
 	closed bool
 }
 
@@ -152,11 +153,9 @@ func (s *subscription) Add(topics ...string) error {
 		return pubsub.ErrClosed
 	}
 	for _, t := range topics {
-		if _, ok := s.topics[t]; ok {
-			continue
+		if list := b.topics[t]; !slices.Contains(list, s) {
+			b.topics[t] = append(list, s)
 		}
-		s.topics[t] = struct{}{}
-		b.topics[t] = append(b.topics[t], s)
 	}
 	return nil
 }
@@ -170,10 +169,6 @@ func (s *subscription) Remove(topics ...string) error {
 		return pubsub.ErrClosed
 	}
 	for _, t := range topics {
-		if _, ok := s.topics[t]; !ok {
-			continue
-		}
-		delete(s.topics, t)
 		b.unlink(t, s)
 	}
 	return nil
