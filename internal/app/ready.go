@@ -277,22 +277,30 @@ func withoutInvisible(s *chat.UserStatus) *chat.UserStatus {
 // readyPolicyChanges lists the policy changes a user has not acknowledged:
 // those created after their last acknowledgement, or after their account
 // was made when they never acknowledged one. Bots have none to acknowledge.
+//
+// An acknowledgement is never older than the account, so the changes
+// made since the account was created are read first; most users have
+// none, and only when some exist is the account read to drop those
+// already acknowledged.
 func (a *App) readyPolicyChanges(ctx context.Context, caller *Caller) ([]chat.PolicyChange, error) {
 	if caller.IsBot() {
 		return []chat.PolicyChange{}, nil
 	}
-	after := chat.TimeOf(caller.ID().Time())
+	changes, err := a.store.FetchPolicyChanges(ctx, chat.TimeOf(caller.ID().Time()))
+	if err != nil {
+		return nil, fmt.Errorf("fetch policy changes: %w", err)
+	}
+	if len(changes) == 0 {
+		return []chat.PolicyChange{}, nil
+	}
 	acc, err := a.store.FetchAccount(ctx, caller.ID())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
 		return nil, fmt.Errorf("fetch account: %w", err)
 	case acc.PolicyAcknowledged != nil:
-		after = *acc.PolicyAcknowledged
-	}
-	changes, err := a.store.FetchPolicyChanges(ctx, after)
-	if err != nil {
-		return nil, fmt.Errorf("fetch policy changes: %w", err)
+		after := acc.PolicyAcknowledged.Millis()
+		changes = slices.DeleteFunc(changes, func(p chat.PolicyChange) bool { return p.CreatedTime.Millis() <= after })
 	}
 	return readyArray(changes), nil
 }
