@@ -90,6 +90,7 @@ type options struct {
 	pin        bool
 	profile    string
 	heap       string
+	latProfile string
 
 	// Several nodes: K processes on one PostgreSQL database and one bus.
 	nodes     int
@@ -120,6 +121,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for -target floor and -compare")
 	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
 	fs.StringVar(&o.profile, "connect-profile", "", "write Ermine's CPU profile of the connect phase (10 s from its start) to this file")
+	fs.StringVar(&o.latProfile, "latency-profile", "", "write Ermine's CPU profile of the latency phase (10 s from its start) to this file")
 	fs.StringVar(&o.heap, "heap-profile", "", "write Ermine's heap profile, taken once the connections are idle, to this file")
 	fs.BoolVar(&o.pin, "pin", false, "pin the server to CPU 0 and this process to the others (taskset, when present)")
 	fs.IntVar(&o.conns, "conns", 1000, "users, each with one events connection, all members of the channel")
@@ -352,9 +354,20 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 	send := newSender(servers.addrs(), w, o.content)
 	next := 0
 	if latencyMessages > 0 {
+		var profiled chan error
+		if o.latProfile != "" && kind == targetErmine {
+			profiled = make(chan error, 1)
+			go func() { profiled <- servers[0].cpuProfile(ctx, 10*time.Second, o.latProfile) }()
+		}
 		cpu := startCPU(servers)
 		res := latencyPhase(ctx, send, rec, next, latencyMessages, o.rate)
 		next += latencyMessages
+		if profiled != nil {
+			if err := <-profiled; err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(out, "  CPU profile of the latency phase: %s\n", o.latProfile)
+		}
 		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
 		fig.lightCPU = cpu.report(out, res)
 		if len(res.latencies) > 0 {
