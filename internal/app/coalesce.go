@@ -29,18 +29,37 @@ const lastSeenDelay = time.Second
 // newLastMessages collects the newest message of each channel.
 func newLastMessages(s store.Store, log logFunc) *coalescer[chat.ID] {
 	return &coalescer[chat.ID]{store: s, log: log, what: "set last message ids", delay: lastMessageDelay,
+		chunk: coalesceChunk,
 		newer: func(cur, v chat.ID) bool { return v > cur },
-		write: func(ctx context.Context, tx store.Store, channel, message chat.ID) error {
-			return tx.SetLastMessage(ctx, channel, message)
+		write: func(ctx context.Context, s store.Store, channels []chat.ID, last map[chat.ID]chat.ID) error {
+			return s.InTx(ctx, func(tx store.Store) error {
+				for _, id := range channels {
+					// A channel deleted meanwhile has nothing to update.
+					if err := tx.SetLastMessage(ctx, id, last[id]); err != nil && !errors.Is(err, store.ErrNotFound) {
+						return err
+					}
+				}
+				return nil
+			})
 		}}
 }
 
-// newLastSeen collects the last sighting of each session.
+// newLastSeen collects the last sighting of each session. A chunk of
+// sessions is written in one statement with the latest of their
+// sightings: they were all recorded within lastSeenDelay of it, and the
+// sighting is only kept to the nearest lastSeenStep anyway.
 func newLastSeen(s store.Store, log logFunc) *coalescer[chat.Time] {
 	return &coalescer[chat.Time]{store: s, log: log, what: "record sessions' last sightings", delay: lastSeenDelay,
+		chunk: store.TouchSessionsMax,
 		newer: func(cur, v chat.Time) bool { return v.After(cur.Time) },
-		write: func(ctx context.Context, tx store.Store, session chat.ID, seen chat.Time) error {
-			return tx.TouchSession(ctx, session, seen)
+		write: func(ctx context.Context, s store.Store, sessions []chat.ID, seen map[chat.ID]chat.Time) error {
+			latest := seen[sessions[0]]
+			for _, id := range sessions[1:] {
+				if t := seen[id]; t.After(latest.Time) {
+					latest = t
+				}
+			}
+			return s.TouchSessions(ctx, sessions, latest)
 		}}
 }
 
@@ -54,8 +73,11 @@ type coalescer[V any] struct {
 	log   logFunc
 	what  string // what a flush does, for its log line
 	delay time.Duration
+	chunk int                 // ids written by one call of write
 	newer func(cur, v V) bool // whether v replaces the pending cur
-	write func(ctx context.Context, tx store.Store, id chat.ID, v V) error
+	// write stores the values of a chunk of ids, briefly: SQLite's one
+	// writer waits for it.
+	write func(ctx context.Context, s store.Store, ids []chat.ID, values map[chat.ID]V) error
 
 	mu      sync.Mutex
 	pending map[chat.ID]V
@@ -97,13 +119,13 @@ func (l *coalescer[V]) close() {
 	l.running.Wait()
 }
 
-// coalesceChunk is how many ids one flush transaction updates: few
+// coalesceChunk is how many channels one flush transaction updates: few
 // enough that SQLite's single writer is held only briefly while new
 // messages wait, enough that PostgreSQL flushes its log (about a
 // millisecond each here) once per chunk rather than once per id.
 const coalesceChunk = 16
 
-// flush writes the pending values in short transactions of a few ids.
+// flush writes the pending values a chunk of ids at a time.
 func (l *coalescer[V]) flush() {
 	l.mu.Lock()
 	pending := l.pending
@@ -119,17 +141,8 @@ func (l *coalescer[V]) flush() {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	for chunk := range slices.Chunk(ids, coalesceChunk) {
-		err := l.store.InTx(ctx, func(tx store.Store) error {
-			for _, id := range chunk {
-				// Something deleted meanwhile has nothing to update.
-				if err := l.write(ctx, tx, id, pending[id]); err != nil && !errors.Is(err, store.ErrNotFound) {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+	for chunk := range slices.Chunk(ids, l.chunk) {
+		if err := l.write(ctx, l.store, chunk, pending); err != nil {
 			l.log(ctx, l.what, "ids", len(chunk), "err", err)
 		}
 	}

@@ -27,6 +27,9 @@ var ErrConflict = errors.New("store: conflict")
 // the same answer if it ever does.
 var ErrInvalid = errors.New("store: text holds NUL or is not UTF-8")
 
+// TouchSessionsMax is how many sessions one TouchSessions call takes.
+const TouchSessionsMax = 64
+
 // Store is the whole storage contract.
 type Store interface {
 	Accounts
@@ -118,9 +121,10 @@ type Sessions interface {
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.
 	UpdateSession(ctx context.Context, s *chat.Session) error
-	// TouchSession records when a session was last seen and changes
-	// nothing else of it; ErrNotFound if missing.
-	TouchSession(ctx context.Context, id chat.ID, seen chat.Time) error
+	// TouchSessions records that the sessions, at most TouchSessionsMax
+	// of them, were last seen at seen, in one statement, and changes
+	// nothing else of them; sessions that no longer exist are skipped.
+	TouchSessions(ctx context.Context, ids []chat.ID, seen chat.Time) error
 	// DeleteSession removes a session; ErrNotFound if missing.
 	DeleteSession(ctx context.Context, id chat.ID) error
 	// DeleteSessions removes all of a user's sessions except the one with

@@ -69,13 +69,33 @@ func (s *DB) UpdateSession(ctx context.Context, se *chat.Session) error {
 	return s.execOne(ctx, `UPDATE sessions SET token = ?, data = ? WHERE id = ?`, se.Token, data, se.ID)
 }
 
-// TouchSession sets a session's last_seen inside its document.
-func (s *DB) TouchSession(ctx context.Context, id chat.ID, seen chat.Time) error {
+// TouchSessions sets the sessions' last_seen inside their documents, in
+// one statement whose IN list always has store.TouchSessionsMax
+// placeholders (the last id repeated), so that it is prepared once.
+func (s *DB) TouchSessions(ctx context.Context, ids []chat.ID, seen chat.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if len(ids) > store.TouchSessionsMax {
+		return fmt.Errorf("touch sessions: %d sessions, at most %d", len(ids), store.TouchSessionsMax)
+	}
 	v, err := json.Marshal(seen)
 	if err != nil {
 		return err
 	}
-	return s.execOne(ctx, `UPDATE sessions SET data = `+s.d.SetField("data", "last_seen")+` WHERE id = ?`, string(v), id)
+	args := make([]any, 0, 1+store.TouchSessionsMax)
+	args = append(args, string(v))
+	for i := range store.TouchSessionsMax {
+		args = append(args, string(ids[min(i, len(ids)-1)]))
+	}
+	_, err = s.exec(ctx, touchSessionsQuery(s.d), args...)
+	return err
+}
+
+// touchSessionsQuery is TouchSessions' statement in d's dialect.
+func touchSessionsQuery(d *Dialect) string {
+	return `UPDATE sessions SET data = ` + d.SetField("data", "last_seen") +
+		` WHERE id IN (` + placeholders(store.TouchSessionsMax) + `)`
 }
 
 // DeleteSession removes a session.

@@ -217,17 +217,29 @@ func testSessions(t *testing.T, s store.Store) {
 	got, err = s.FetchSession(c, sessions[0].ID)
 	must(t, err)
 	same(t, got, sessions[0])
-	// Touching changes the last sighting alone.
+	// Touching changes the last sighting alone, of every session named
+	// that exists, and of no other.
 	seen := chat.TimeOf(chat.Now().Add(time.Minute))
-	must(t, s.TouchSession(c, sessions[0].ID, seen))
+	must(t, s.TouchSessions(c, []chat.ID{chat.NewID(), sessions[0].ID, sessions[1].ID}, seen))
 	sessions[0].LastSeen = &seen
+	sessions[1].LastSeen = &seen
 	got, err = s.FetchSession(c, sessions[0].ID)
 	must(t, err)
 	same(t, got, sessions[0])
 	gotSe, _, err = s.FetchSessionUser(c, sessions[0].Token)
 	must(t, err)
 	same(t, gotSe, sessions[0])
-	wantErr(t, s.TouchSession(c, chat.NewID(), seen), store.ErrNotFound)
+	got, err = s.FetchSession(c, sessions[1].ID)
+	must(t, err)
+	same(t, got, sessions[1])
+	got, err = s.FetchSession(c, sessions[2].ID)
+	must(t, err)
+	same(t, got, sessions[2])
+	must(t, s.TouchSessions(c, []chat.ID{chat.NewID()}, seen))
+	must(t, s.TouchSessions(c, nil, seen))
+	if err := s.TouchSessions(c, make([]chat.ID, store.TouchSessionsMax+1), seen); err == nil {
+		t.Errorf("TouchSessions took %d sessions", store.TouchSessionsMax+1)
+	}
 
 	removed, err := s.DeleteSessions(c, user, sessions[2].ID)
 	must(t, err)
