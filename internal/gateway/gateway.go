@@ -139,8 +139,8 @@ type Gateway struct {
 	buffers sync.Pool
 
 	stats struct {
-		slow, keepalive atomic.Uint64
-		writes, frames  atomic.Uint64
+		slow           atomic.Uint64
+		writes, frames atomic.Uint64
 	}
 }
 

@@ -58,7 +58,6 @@ func (g *Gateway) sweep(now time.Time, late, silent []*conn) ([]*conn, []*conn) 
 	}
 	for _, c := range silent {
 		if !c.closing.Load() {
-			g.stats.keepalive.Add(1)
 			c.abort()
 		}
 	}
