@@ -306,3 +306,12 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestSeenCheck runs e2e/seen.mjs: the person check every end-to-end step
+// goes through (lib.mjs seen) passes a visible control and fails one
+// that is clipped (as the create-server form was), covered, transparent,
+// not displayed or outside the window.
+func TestSeenCheck(t *testing.T) {
+	bin := browser(t)
+	runScript(t, bin, "", "seen.mjs", "seen check passed")
+}

@@ -8,7 +8,7 @@
 // renews the widget, and succeeds with a right one; "Forgot your
 // password?" on the login page asks for its own answer too.
 
-import { launch, reportFailure } from "./lib.mjs";
+import { click, fill, launch, reportFailure } from "./lib.mjs";
 
 const BASE = process.env.ERMINE_URL;
 const SITE_KEY = process.env.CAPTCHA_SITE_KEY;
@@ -76,29 +76,29 @@ try {
   if ((await box.getAttribute("data-sitekey")) !== SITE_KEY) throw new Error(`widget site key ${await box.getAttribute("data-sitekey")}`);
 
   step("no answer: the client asks for one and sends nothing");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a long enough password 1");
-  await page.getByRole("button", { name: "Create account" }).click();
+  await fill(page, "Email", email);
+  await fill(page, "Password", "a long enough password 1", "password");
+  await click(page, "button", "Create account");
   await page.getByRole("alert").filter({ hasText: "Please answer the captcha first." }).waitFor();
 
   step("a wrong answer: the server refuses it, and the widget is renewed");
-  await page.getByRole("button", { name: "Wrong answer" }).click();
-  await page.getByRole("button", { name: "Create account" }).click();
+  await click(page, "button", "Wrong answer");
+  await click(page, "button", "Create account");
   await page.getByRole("alert").filter({ hasText: "Captcha Failed" }).waitFor();
   await page.locator('.captcha [data-widget="w2"]').waitFor();
 
   step("a right answer: the account is made and the client says to check the mail");
-  await page.getByRole("button", { name: "I am human" }).click();
-  await page.getByRole("button", { name: "Create account" }).click();
+  await click(page, "button", "I am human");
+  await click(page, "button", "Create account");
   await page.getByRole("heading", { name: "Check your mail" }).waitFor();
 
   step("password reset from the login page asks for its own answer");
-  await page.getByRole("link", { name: "Back to log in" }).click();
-  await page.getByLabel("Email").fill(email);
-  await page.getByRole("button", { name: "Forgot your password?" }).click();
+  await click(page, "link", "Back to log in");
+  await fill(page, "Email", email);
+  await click(page, "button", "Forgot your password?");
   await page.getByRole("status").filter({ hasText: "Please answer the captcha first." }).waitFor();
-  await page.getByRole("button", { name: "I am human" }).click();
-  await page.getByRole("button", { name: "Forgot your password?" }).click();
+  await click(page, "button", "I am human");
+  await click(page, "button", "Forgot your password?");
   await page.getByRole("status").filter({ hasText: "a reset link is on its way" }).waitFor();
 
   if (!widgetLoads.length) throw new Error("the widget script was never requested");

@@ -5,7 +5,7 @@
 // (default e2e/screenshots); README_SHOT, when set, is where the
 // screenshot for the README is written.
 
-import { apiAt, launch, reportFailure } from "./lib.mjs";
+import { apiAt, check, click, control, fill, hover, launch, press, reportFailure, seen, select, upload } from "./lib.mjs";
 import { readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { createHmac } from "node:crypto";
@@ -104,16 +104,26 @@ async function newPage(browser, name) {
   return page;
 }
 
+/** The message box of the channel on screen. */
+const composer = (page) => control(page, "textbox", /^Message /);
+
+/** Types a message into the visible message box and sends it with Enter. */
+async function say(page, text) {
+  const box = await seen(composer(page), "the message box");
+  await box.fill(text);
+  await box.press("Enter");
+}
+
 async function registerInUI(page, email, username, fromLogin = true) {
-  if (fromLogin) await page.getByRole("link", { name: "Create an account" }).click();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a long enough password 1");
-  await page.getByRole("button", { name: "Create account" }).click();
+  if (fromLogin) await click(page, "link", "Create an account");
+  await fill(page, "Email", email);
+  await fill(page, "Password", "a long enough password 1", "password");
+  await click(page, "button", "Create account");
   // Email is off on this instance: no "check your mail", straight to onboarding.
   // The auth routes allow 3 requests in 10 s per address: the second person waits.
   await page.getByRole("heading", { name: "Choose a username" }).waitFor({ timeout: 30_000 });
-  await page.getByRole("textbox", { name: "Username" }).fill(username);
-  await page.getByRole("button", { name: "Continue" }).click();
+  await fill(page, "Username", username);
+  await click(page, "button", "Continue");
 }
 
 const browser = await launch();
@@ -132,34 +142,33 @@ try {
   await a.getByRole("heading", { name: "Friends", exact: true }).waitFor();
 
   step("create a server and a channel");
-  await a.getByRole("button", { name: "Create a server" }).click();
-  await a.getByLabel("Server name").fill("E2E Server");
-  await a.getByRole("button", { name: "Create", exact: true }).click();
+  await click(a, "button", "Create a server");
+  await fill(a, "Server name", "E2E Server");
+  await click(a, "button", "Create", { exact: true });
   await a.getByRole("heading", { name: "E2E Server" }).waitFor();
   await a.getByRole("button", { name: /Create a channel in/ }).first().click();
-  await a.locator('input[name="channel-name"]').fill("e2e-room");
-  await a.getByRole("button", { name: "Create", exact: true }).click();
+  await fill(a, "New channel name", "e2e-room");
+  await click(a, "button", "Create", { exact: true });
   await a.getByRole("heading", { name: "# e2e-room" }).waitFor();
   const channelId = a.url().split("/channel/")[1];
 
   step("send a message");
-  const box = a.locator('textarea[name="message"]');
-  await box.fill("hello from the browser");
-  await box.press("Enter");
+  const box = composer(a);
+  await say(a, "hello from the browser");
   await a.locator(".message .content", { hasText: "hello from the browser" }).waitFor();
 
   step("create an invite; a second person joins with it in another browser context");
-  await a.getByRole("button", { name: "Invite" }).click();
+  await click(a, "button", "Invite");
   const link = await a.getByLabel("Invite link").inputValue();
   if (!link.startsWith(BASE + "/invite/")) throw new Error(`invite link ${link}`);
   const b = await newPage(browser, "bob");
   await b.goto(link);
   await b.getByText("You were invited to").waitFor();
-  await b.getByRole("button", { name: "Create an account instead" }).click();
+  await click(b, "button", "Create an account instead");
   await registerInUI(b, `${bob}@ermine.test`, bob, false);
   await b.getByRole("heading", { name: "Join E2E Server" }).waitFor();
-  await b.getByRole("button", { name: "Join" }).click();
-  await b.getByRole("link", { name: /e2e-room/ }).click();
+  await click(b, "button", "Join");
+  await click(b, "link", /e2e-room/);
   await b.getByRole("heading", { name: "# e2e-room" }).waitFor();
   await b.locator(".message .content", { hasText: "hello from the browser" }).waitFor();
 
@@ -179,6 +188,7 @@ try {
   await a.getByRole("link", { name: "e2e-room", exact: true }).waitFor();
 
   step("mention with autocomplete, reply, edit, delete");
+  await seen(box, "the message box");
   await box.fill("hi @" + bob.slice(0, 5));
   await a.getByRole("option", { name: new RegExp(bob) }).waitFor();
   await box.press("Enter"); // completes the mention
@@ -188,40 +198,39 @@ try {
   await b.locator(".message.mentioned", { hasText: `hi @${bob} there` }).waitFor();
   const fromApi = a.locator(".message", { hasText: "hi alice, from the API" });
   await fromApi.hover();
-  await fromApi.getByRole("button", { name: "Reply" }).click();
-  await box.fill("a reply");
-  await box.press("Enter");
+  await click(fromApi, "button", "Reply");
+  await say(a, "a reply");
   await a.locator(".message", { hasText: "a reply" }).locator(".reply-preview", { hasText: "hi alice, from the API" }).waitFor();
   const first = a.locator(".message", { hasText: "hello from the browser" });
   await first.hover();
-  await first.getByRole("button", { name: "Edit" }).click();
+  await click(first, "button", "Edit");
   const edit = a.getByRole("textbox", { name: "Edit message" });
+  await seen(edit, "the edit box");
   await edit.fill("hello, edited");
   await edit.press("Enter");
   await b.locator(".message", { hasText: "hello, edited" }).locator(".edited").waitFor();
   a.once("dialog", (d) => d.accept());
   const edited = a.locator(".message", { hasText: "hello, edited" });
   await edited.hover();
-  await edited.getByRole("button", { name: "Delete" }).click();
+  await click(edited, "button", "Delete");
   await b.locator(".message", { hasText: "hello, edited" }).waitFor({ state: "detached" });
 
   step("typing: one person types, the other sees it");
-  await b.locator('textarea[name="message"]').pressSequentially("typing something");
+  await (await seen(composer(b), "bob's message box")).pressSequentially("typing something");
   await a.locator(".typing", { hasText: `${bob} is typing` }).waitFor();
-  await b.locator('textarea[name="message"]').fill("");
+  await composer(b).fill("");
 
   step("react");
   const bobsMessage = a.locator(".message", { hasText: "hi alice, from the API" }).first();
   await bobsMessage.hover();
-  await bobsMessage.getByRole("button", { name: "Add reaction" }).click();
-  await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: "👍" }).click();
+  await click(bobsMessage, "button", "Add reaction");
+  await click(a.getByRole("dialog", { name: "Pick a reaction" }), "button", "👍");
   await bobsMessage.getByRole("button", { name: "👍 1" }).waitFor();
   await b.locator(".message", { hasText: "hi alice, from the API" }).first().getByRole("button", { name: "👍 1" }).waitFor();
 
   step("upload an image and see it");
-  await a.locator('input[name="attachments"]').setInputFiles({ name: "gradient.png", mimeType: "image/png", buffer: png(320, 200) });
-  await box.fill("a picture");
-  await box.press("Enter");
+  await upload(a, a, "Attach files", { name: "gradient.png", mimeType: "image/png", buffer: png(320, 200) });
+  await say(a, "a picture");
   const img = a.locator(".message", { hasText: "a picture" }).locator("img.attachment");
   await img.waitFor();
   await a.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
@@ -234,39 +243,39 @@ try {
   }
 
   step("a custom emoji: add it in the server settings, react with it");
-  await a.getByRole("link", { name: "Server settings" }).click();
-  await a.getByRole("link", { name: "Emoji", exact: true }).click();
-  await a.getByLabel("Emoji name").fill("ermine");
-  await a.getByLabel("Emoji image").setInputFiles({ name: "ermine.png", mimeType: "image/png", buffer: png(64, 64) });
-  await a.getByRole("button", { name: "Add emoji" }).click();
+  await click(a, "link", "Server settings");
+  await click(a, "link", "Emoji", { exact: true });
+  await fill(a, "Emoji name", "ermine");
+  await upload(a, a, "Choose emoji image", { name: "ermine.png", mimeType: "image/png", buffer: png(64, 64) });
+  await click(a, "button", "Add emoji");
   await a.getByRole("list", { name: "Custom emoji" }).getByText(":ermine:").waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
   const pictured = a.locator(".message", { hasText: "a picture" }).first();
   await pictured.hover();
-  await pictured.getByRole("button", { name: "Add reaction" }).click();
-  await a.getByRole("dialog", { name: "Pick a reaction" }).getByRole("button", { name: ":ermine:" }).click();
+  await click(pictured, "button", "Add reaction");
+  await click(a.getByRole("dialog", { name: "Pick a reaction" }), "button", ":ermine:");
   await b.locator(".message", { hasText: "a picture" }).first().locator(".reaction img.emoji.custom").waitFor();
 
   step("roles and a channel override: denying Everyone SendMessage silences the other person");
-  await a.getByRole("link", { name: "Server settings" }).click();
-  await a.getByRole("link", { name: "Roles", exact: true }).click();
-  await a.getByRole("textbox", { name: "New role name" }).fill("Mods");
-  await a.getByRole("button", { name: "Create role" }).click();
-  await a.getByRole("combobox", { name: "ManageMessages" }).selectOption("allow");
+  await click(a, "link", "Server settings");
+  await click(a, "link", "Roles", { exact: true });
+  await fill(a, "New role name", "Mods");
+  await click(a, "button", "Create role");
+  await select(a, "ManageMessages", "allow");
   await a.waitForFunction(
     ([sid]) => [...window.state.client.servers.get(sid).roles.values()].some((r) => r.name === "Mods" && Number(r.permissions.a) === 8388608),
     [serverId],
   );
-  await a.getByRole("link", { name: "Channels", exact: true }).click();
-  await a.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#e2e-room" });
-  await a.getByRole("combobox", { name: "SendMessage" }).selectOption("deny");
+  await click(a, "link", "Channels", { exact: true });
+  await select(a, "Channel", { label: "#e2e-room" }, { exact: true });
+  await select(a, "SendMessage", "deny");
   await b.getByRole("textbox", { name: /^Message #e2e-room/ }).and(b.locator("[disabled]")).waitFor();
-  await a.getByRole("combobox", { name: "SendMessage" }).selectOption("neutral");
-  await b.locator('textarea[name="message"]:not([disabled])').waitFor();
-  await a.getByRole("textbox", { name: "Channel description" }).fill("where the tests talk");
-  await a.getByRole("button", { name: "Save", exact: true }).click();
-  await a.getByRole("textbox", { name: "New category name" }).fill("Talk");
-  await a.getByRole("button", { name: "Create and move here" }).click();
+  await select(a, "SendMessage", "neutral");
+  await composer(b).and(b.locator(":not([disabled])")).waitFor();
+  await fill(a, "Channel description", "where the tests talk");
+  await click(a, "button", "Save", { exact: true });
+  await fill(a, "New category name", "Talk");
+  await click(a, "button", "Create and move here");
   await b.getByRole("region", { name: "Talk" }).getByRole("link", { name: /e2e-room/ }).waitFor();
   await b.locator(".channel-head", { hasText: "where the tests talk" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
@@ -274,31 +283,31 @@ try {
   step("add a plugin from the settings page; it changes the page");
   const banner = JSON.parse(readFileSync(path.join(here, "..", "plugins", "hello-banner.json"), "utf8"));
   const tools = JSON.parse(readFileSync(path.join(here, "..", "plugins", "message-tools.json"), "utf8"));
-  await a.getByRole("link", { name: "Settings", exact: true }).click();
-  await a.getByRole("link", { name: "Plugins", exact: true }).click();
+  await click(a, "link", "Settings", { exact: true });
+  await click(a, "link", "Plugins", { exact: true });
   await a.getByText("Plugins run unsandboxed").waitFor();
-  const manifest = a.locator('textarea[name="plugin-manifest"]');
-  await manifest.fill(JSON.stringify({ ...banner, version: "x" }));
-  await a.getByRole("button", { name: "Add plugin" }).click();
+  const manifest = (text) => fill(a, "Add from manifest JSON", text);
+  await manifest(JSON.stringify({ ...banner, version: "x" }));
+  await click(a, "button", "Add plugin");
   await a.getByRole("alert").filter({ hasText: "version: must be a semantic version" }).waitFor();
-  await manifest.fill(JSON.stringify(banner));
-  await a.getByRole("button", { name: "Add plugin" }).click();
+  await manifest(JSON.stringify(banner));
+  await click(a, "button", "Add plugin");
   await a.locator("#hello-banner", { hasText: `Hello, ${alice}` }).waitFor();
-  await manifest.fill(JSON.stringify(tools));
-  await a.getByRole("button", { name: "Add plugin" }).click();
+  await manifest(JSON.stringify(tools));
+  await click(a, "button", "Add plugin");
   await a.locator('[data-plugin="ermine/message-tools"]', { hasText: "running" }).waitFor();
 
   step("a plugin that throws is reported and the client goes on");
-  await manifest.fill(JSON.stringify({ format: 1, version: "0.0.1", namespace: "e2e", id: "thrower", entrypoint: "() => { throw new Error('plugin went wrong') }" }));
-  await a.getByRole("button", { name: "Add plugin" }).click();
+  await manifest(JSON.stringify({ format: 1, version: "0.0.1", namespace: "e2e", id: "thrower", entrypoint: "() => { throw new Error('plugin went wrong') }" }));
+  await click(a, "button", "Add plugin");
   await a.locator('[data-plugin="e2e/thrower"]', { hasText: "plugin went wrong" }).waitFor();
   await a.locator(".notice.error", { hasText: "plugin went wrong" }).waitFor();
   a.once("dialog", (d) => d.accept());
-  await a.locator('[data-plugin="e2e/thrower"]').getByRole("button", { name: "Remove" }).click();
+  await click(a.getByRole("listitem").filter({ hasText: "e2e/thrower" }), "button", "Remove");
   await a.locator('[data-plugin="e2e/thrower"]').waitFor({ state: "detached" });
 
   step("unload the banner plugin");
-  await a.getByLabel("Enable ermine/hello-banner").uncheck();
+  await check(a, "Enable ermine/hello-banner", false);
   await a.locator("#hello-banner").waitFor({ state: "detached" });
   await a.locator('[data-plugin="ermine/hello-banner"]', { hasText: "disabled" }).waitFor();
 
@@ -308,7 +317,7 @@ try {
   await a.locator('[data-plugin="ermine/message-tools"]', { hasText: "running" }).waitFor();
   await a.locator('[data-plugin="ermine/hello-banner"]', { hasText: "disabled" }).waitFor();
   if (await a.locator("#hello-banner").count()) throw new Error("a disabled plugin loaded after the reload");
-  await a.getByLabel("Enable ermine/hello-banner").check();
+  await check(a, "Enable ermine/hello-banner");
   await a.locator("#hello-banner").waitFor();
   await a.reload();
   await a.locator("#hello-banner", { hasText: `Hello, ${alice}` }).waitFor();
@@ -319,19 +328,17 @@ try {
 
   step("a plugin's slash command works");
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
-  const box2 = a.locator('textarea[name="message"]');
-  await box2.fill("/shrug so it goes");
-  await box2.press("Enter");
+  await say(a, "/shrug so it goes");
   await b.locator(".message .content", { hasText: "so it goes ¯\\_(ツ)_/¯" }).waitFor();
 
   step("the message action of a plugin works");
   const quoted = a.locator(".message", { hasText: "a picture" }).first();
   await quoted.hover();
-  await quoted.getByRole("button", { name: "Quote" }).click();
+  await click(quoted, "button", "Quote");
   await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
 
   step("keyboard: the history, then a message's actions, are reached with Tab");
-  await a.locator(".history").focus();
+  await control(a, "log", "Messages").focus();
   const focused = () =>
     a.evaluate(() => {
       const el = document.activeElement;
@@ -347,47 +354,44 @@ try {
   await a.keyboard.press("Enter");
   await a.locator(".reply-bar .chip", { hasText: "Replying to" }).waitFor();
   await a.keyboard.press("Escape"); // the reply is dropped from the message box
-  await a.locator('textarea[name="message"]').focus();
+  await (await seen(composer(a), "the message box")).focus();
   await a.keyboard.press("Escape");
   await a.locator(".reply-bar .chip", { hasText: "Replying to" }).waitFor({ state: "detached" });
 
   step("friends: a request by username, accepted; a direct message both ways; a group");
   const aliceTag = await a.evaluate(() => `${window.state.client.user.username}#${window.state.client.user.discriminator}`);
-  await b.getByRole("link", { name: "Home" }).click();
-  await b.getByRole("textbox", { name: "Add a friend by username" }).fill(aliceTag);
-  await b.getByRole("button", { name: "Send request" }).click();
+  await click(b, "link", "Home");
+  await fill(b, "Add a friend by username", aliceTag);
+  await click(b, "button", "Send request");
   await b.getByRole("heading", { name: "Pending" }).waitFor();
-  await a.getByRole("link", { name: "Home" }).click();
-  await a.getByRole("link", { name: "Friends" }).click();
+  await click(a, "link", "Home");
+  await click(a, "link", "Friends");
   await a.getByRole("heading", { name: "Requests" }).waitFor();
-  await a.getByRole("button", { name: "Accept" }).click();
+  await click(a, "button", "Accept");
   await a.getByRole("heading", { name: "Friends — 1" }).waitFor();
   await b.getByRole("heading", { name: "Friends — 1" }).waitFor();
-  await a.getByRole("button", { name: "Message" }).click();
+  await click(a, "button", "Message");
   await a.getByRole("heading", { name: `@${bob}` }).waitFor();
-  await a.locator('textarea[name="message"]').fill("hello in private");
-  await a.locator('textarea[name="message"]').press("Enter");
+  await say(a, "hello in private");
   await b.getByRole("link", { name: new RegExp(`^${alice}`) }).click();
   await b.locator(".message .content", { hasText: "hello in private" }).waitFor();
-  await b.locator('textarea[name="message"]').fill("private reply");
-  await b.locator('textarea[name="message"]').press("Enter");
+  await say(b, "private reply");
   await a.locator(".message .content", { hasText: "private reply" }).waitFor();
-  await b.getByRole("link", { name: "Friends" }).click();
-  await b.getByLabel("in group").check();
-  await b.getByRole("textbox", { name: "Group name" }).fill("Pair");
-  await b.getByRole("button", { name: /Create group with 1/ }).click();
+  await click(b, "link", "Friends");
+  await check(b, "in group");
+  await fill(b, "Group name", "Pair");
+  await click(b, "button", /Create group with 1/);
   await b.getByRole("heading", { name: "Pair" }).waitFor();
-  await b.locator('textarea[name="message"]').fill("hello group");
-  await b.locator('textarea[name="message"]').press("Enter");
-  await a.getByRole("link", { name: /^Pair/ }).click();
+  await say(b, "hello group");
+  await click(a, "link", /^Pair/);
   await a.locator(".message .content", { hasText: "hello group" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
 
   step("phone width: the channel list opens from the menu button");
   await a.setViewportSize({ width: 390, height: 760 });
-  await a.locator('textarea[name="message"]').waitFor();
-  await a.getByRole("button", { name: "Show channels" }).click();
-  await a.getByRole("link", { name: /^General/ }).click();
+  await seen(composer(a), "the message box at phone width");
+  await click(a, "button", "Show channels");
+  await click(a, "link", /^General/);
   await a.getByRole("heading", { name: "# General" }).waitFor();
   await a.locator(".message .content", { hasText: "over in general" }).waitFor();
 
@@ -395,16 +399,16 @@ try {
   await b.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
   await b.locator(".members .member", { hasText: alice }).waitFor();
   await a.goto(`${BASE}/app/settings/profile`);
-  await a.getByRole("textbox", { name: "Display name" }).fill("Alice E2E");
-  await a.getByRole("textbox", { name: "Status" }).fill("testing Ermine");
-  await a.getByRole("button", { name: "Save" }).click();
+  await fill(a, "Display name", "Alice E2E");
+  await fill(a, "Status", "testing Ermine");
+  await click(a, "button", "Save");
   await b.locator(".members .member", { hasText: "Alice E2E" }).filter({ hasText: "testing Ermine" }).waitFor();
-  await a.getByLabel("Change avatar").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png(96, 96) });
+  await upload(a, a, "Change avatar", { name: "me.png", mimeType: "image/png", buffer: png(96, 96) });
   await b.locator(".members .member", { hasText: "Alice E2E" }).locator('img[src*="/avatars/"]').waitFor();
-  await a.getByRole("link", { name: "Sessions", exact: true }).click();
+  await click(a, "link", "Sessions", { exact: true });
   await a.locator(".person", { hasText: "this browser" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/settings/overview`);
-  await a.getByLabel("Change icon").setInputFiles({ name: "icon.png", mimeType: "image/png", buffer: png(128, 128) });
+  await upload(a, a, "Change icon", { name: "icon.png", mimeType: "image/png", buffer: png(128, 128) });
   await b.locator(`.rail a[href="/app/server/${serverId}"] img[src*="/icons/"]`).waitFor();
   await a.goto(`${BASE}/app/settings/profile`);
 
@@ -418,14 +422,14 @@ try {
   await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret) }, aliceToken);
   await a.setViewportSize({ width: 1280, height: 800 });
   await a.goto(`${BASE}/app/settings/profile`);
-  await a.getByRole("button", { name: "Log out" }).click();
+  await click(a, "button", "Log out");
   await a.getByRole("heading", { name: "Log in to Ermine" }).waitFor();
-  await a.getByLabel("Email").fill(`${alice}@ermine.test`);
-  await a.getByLabel("Password").fill("a long enough password 1");
-  await a.getByRole("button", { name: "Log in" }).click();
+  await fill(a, "Email", `${alice}@ermine.test`);
+  await fill(a, "Password", "a long enough password 1", "password");
+  await click(a, "button", "Log in");
   await a.getByText("Two-factor authentication is on").waitFor({ timeout: 30_000 });
-  await a.getByRole("textbox", { name: /authenticator app/ }).fill(totp(secret, Date.now() + 30_000));
-  await a.getByRole("button", { name: "Log in" }).click();
+  await fill(a, /authenticator app/, totp(secret, Date.now() + 30_000));
+  await click(a, "button", "Log in");
   await a.getByRole("heading", { name: "Settings", exact: true }).waitFor({ timeout: 30_000 });
 
   if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);

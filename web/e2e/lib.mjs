@@ -56,3 +56,131 @@ export async function reportFailure(err, pages, pageErrors, dir, prefix = "") {
     console.error(`screenshot: ${file}`);
   }
 }
+
+// ---------------------------------------------------------------------
+// Acting as a person: controls are found only by their role and
+// accessible name, and a step fails when a person could not do it: the
+// control has no size, is hidden or transparent, lies outside the
+// window, is clipped by a scrolling or overflow-hidden ancestor, is only
+// reachable by scrolling sideways, or something else is drawn over the
+// point that would be clicked (document.elementFromPoint).
+
+const SEEN_TIMEOUT = 10_000;
+
+/**
+ * The control of a role and accessible name in scope (a page or a
+ * locator). "password" is a password field by its label's name (ARIA
+ * gives such a field no role).
+ */
+export function control(scope, role, name, options = {}) {
+  if (role === "password") return scope.getByLabel(name, { exact: true, ...options }).and(scope.locator('input[type="password"]')).first();
+  return scope.getByRole(role, { name, ...options }).first();
+}
+
+/**
+ * Why a person could not use el, or "" when they can. Runs in the page.
+ * A label drawn over its own control (a checkbox inside a label) counts
+ * as the control.
+ */
+function whyNotSeen(el) {
+  const describe = (e) => {
+    if (!e) return "nothing";
+    const label = e.getAttribute("aria-label") || e.textContent?.trim().slice(0, 40) || "";
+    return `<${e.tagName.toLowerCase()}${e.className && typeof e.className === "string" ? ` class="${e.className}"` : ""}>${label ? ` "${label}"` : ""}`;
+  };
+  el.scrollIntoView({ block: "nearest", inline: "nearest" });
+  const r = el.getBoundingClientRect();
+  if (r.width < 2 || r.height < 2) return `has no size (${r.width}×${r.height})`;
+  for (let e = el; e; e = e.parentElement) {
+    const s = getComputedStyle(e);
+    if (s.display === "none") return `is not displayed (${describe(e)} has display: none)`;
+    if (Number(s.opacity) < 0.1) return `is transparent (${describe(e)} has opacity ${s.opacity})`;
+  }
+  if (getComputedStyle(el).visibility !== "visible") return "is hidden (visibility)";
+  const x = r.left + r.width / 2;
+  const y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return `is outside the window (centre at ${Math.round(x)},${Math.round(y)})`;
+  for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    const s = getComputedStyle(p);
+    if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+    const pr = p.getBoundingClientRect();
+    if (x < pr.left || x > pr.right || y < pr.top || y > pr.bottom) return `is clipped by ${describe(p)}`;
+    if (p.scrollLeft > 0) return `is only reachable by scrolling ${describe(p)} sideways`;
+  }
+  if ((document.scrollingElement?.scrollLeft ?? 0) > 0) return "is only reachable by scrolling the page sideways";
+  const hit = document.elementFromPoint(x, y);
+  if (!hit) return "has nothing drawn at its centre";
+  if (hit === el || el.contains(hit)) return "";
+  const label = hit.closest("label");
+  if (label && (label.control === el || label.contains(el))) return "";
+  return `is covered by ${describe(hit)} at ${Math.round(x)},${Math.round(y)}`;
+}
+
+/** Waits until a person could use the locator's element; throws saying why not. */
+export async function seen(locator, what = String(locator), timeout = SEEN_TIMEOUT) {
+  await locator.waitFor({ state: "attached" });
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const why = await locator.evaluate(whyNotSeen).catch((err) => `cannot be inspected (${err.message})`);
+    if (!why) return locator;
+    if (Date.now() > deadline) throw new Error(`${what} ${why}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Clicks the visible control of role and name in scope. */
+export async function click(scope, role, name, options = {}) {
+  const c = control(scope, role, name, options);
+  await seen(c, `${role} "${name}"`);
+  await c.click();
+  return c;
+}
+
+/** Types text into the visible text box (or other role) named name. */
+export async function fill(scope, name, text, role = "textbox", options = {}) {
+  const c = control(scope, role, name, options);
+  await seen(c, `${role} "${name}"`);
+  await c.fill(text);
+  return c;
+}
+
+/** Presses a key in the visible text box named name. */
+export async function press(scope, name, key, role = "textbox", options = {}) {
+  const c = control(scope, role, name, options);
+  await seen(c, `${role} "${name}"`);
+  await c.press(key);
+  return c;
+}
+
+/** Checks or unchecks the visible checkbox named name. */
+export async function check(scope, name, on = true, options = {}) {
+  const c = control(scope, "checkbox", name, options);
+  await seen(c, `checkbox "${name}"`);
+  await (on ? c.check() : c.uncheck());
+  return c;
+}
+
+/** Chooses an option in the visible select (combobox) named name. */
+export async function select(scope, name, value, options = {}) {
+  const c = control(scope, "combobox", name, options);
+  await seen(c, `combobox "${name}"`);
+  await c.selectOption(value);
+  return c;
+}
+
+/**
+ * Uploads files as a person does: clicks the visible button named name
+ * and answers the file chooser it opens.
+ */
+export async function upload(page, scope, name, files, role = "button") {
+  const chooser = page.waitForEvent("filechooser");
+  await click(scope, role, name);
+  await (await chooser).setFiles(files);
+}
+
+/** Points at el (a locator) so that controls shown on hover appear. */
+export async function hover(locator) {
+  await locator.scrollIntoViewIfNeeded();
+  await locator.hover();
+  return locator;
+}

@@ -5,7 +5,7 @@
 // an SMTP mailbox: for each link this script prints "MAIL?" and reads the
 // link the test found in the mail from its standard input.
 
-import { launch } from "./lib.mjs";
+import { click, fill, launch } from "./lib.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
@@ -28,30 +28,30 @@ const email = `mail_${Date.now().toString(36)}@ermine.test`;
 let failed = false;
 try {
   await page.goto(`${BASE}/app/register`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a long enough password 1");
-  await page.getByRole("button", { name: "Create account" }).click();
+  await fill(page, "Email", email);
+  await fill(page, "Password", "a long enough password 1", "password");
+  await click(page, "button", "Create account");
   await page.getByRole("heading", { name: "Check your mail" }).waitFor();
 
   const verify = await mailLink();
   if (!verify.startsWith(`${BASE}/app/login/verify/`)) throw new Error(`verification link ${verify}`);
   await page.goto(verify);
   await page.getByRole("heading", { name: "Address verified" }).waitFor();
-  await page.getByRole("link", { name: "Log in" }).click();
+  await click(page, "link", "Log in");
 
-  await page.getByLabel("Email").fill(email);
-  await page.getByRole("button", { name: "Forgot your password?" }).click();
+  await fill(page, "Email", email);
+  await click(page, "button", "Forgot your password?");
   await page.getByText("a reset link is on its way").waitFor();
   const reset = await mailLink();
   if (!reset.startsWith(`${BASE}/app/login/reset/`)) throw new Error(`reset link ${reset}`);
   await page.goto(reset);
-  await page.getByLabel("New password").fill("another long password 2");
-  await page.getByRole("button", { name: "Change password" }).click();
+  await fill(page, "New password", "another long password 2", "password");
+  await click(page, "button", "Change password");
   await page.getByRole("heading", { name: "Password changed" }).waitFor();
-  await page.getByRole("link", { name: "Log in" }).click();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("another long password 2");
-  await page.getByRole("button", { name: "Log in" }).click();
+  await click(page, "link", "Log in");
+  await fill(page, "Email", email);
+  await fill(page, "Password", "another long password 2", "password");
+  await click(page, "button", "Log in");
   await page.getByRole("heading", { name: "Choose a username" }).waitFor({ timeout: 30_000 });
   console.log("mail flows: check your mail, verify link, password reset link, log in — passed");
 } catch (err) {

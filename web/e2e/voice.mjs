@@ -7,7 +7,7 @@
 // (webhooks) and Ermine tells Bob, VoiceChannelJoin, UserVoiceStateUpdate
 // (publishing) then, after "Leave voice", VoiceChannelLeave. Screenshots of a failure go to SCREENSHOTS.
 
-import { apiAt, launch, reportFailure } from "./lib.mjs";
+import { apiAt, click, fill, launch, reportFailure } from "./lib.mjs";
 
 const BASE = process.env.ERMINE_URL;
 const LIVEKIT = process.env.LIVEKIT_URL;
@@ -91,7 +91,7 @@ try {
   a.on("console", (msg) => msg.type() === "error" && console.log(`  [alice console] ${msg.text()}`));
   pages.push({ name: "alice", page: a });
   await a.goto(`${BASE}/app/server/${server._id}/channel/${channel._id}`);
-  await a.getByRole("button", { name: "Join voice" }).click();
+  await click(a, "button", "Join voice");
   await a.getByRole("button", { name: "Leave voice" }).waitFor();
 
   step("bob sees alice join the call (LiveKit's webhook, then Ermine's event)");
@@ -114,7 +114,7 @@ try {
     });
 
   step("alice presses Leave voice; bob sees her leave");
-  await a.getByRole("button", { name: "Leave voice" }).click();
+  await click(a, "button", "Leave voice");
   await a.getByRole("button", { name: "Join voice" }).waitFor();
   await waitFrame({ type: "VoiceChannelLeave", id: channel._id, user: alice.user_id }, "VoiceChannelLeave");
 

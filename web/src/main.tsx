@@ -1,6 +1,6 @@
 import { render } from "solid-js/web";
-import { AppState, pageAPI } from "./state";
-import { App } from "./ui/App";
+import { AppState, pageAPI } from "./app/state";
+import { App } from "./app/App";
 import "./styles.css";
 
 // The client state exists before anything renders, logged in or not, so

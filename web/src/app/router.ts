@@ -69,3 +69,12 @@ export const href = {
   serverSettings: (s: string, tab = "overview") => `/app/server/${s}/settings/${tab}`,
   invite: (code: string) => `/invite/${code}`,
 };
+
+/** An onClick for in-app links: navigate without a page load. */
+export function link(to: string) {
+  return (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(to);
+  };
+}

@@ -1,8 +1,10 @@
 import { createResource, createSignal, For, Match, Show, Switch, onMount } from "solid-js";
-import { errorText, type AppState, type SavedSession } from "../state";
-import { navigate, parse, path } from "../router";
-import { ConfirmDelete, Login, Onboarding, Register, ResetPassword, Verify } from "./Auth";
-import { Chat } from "./Chat";
+import type { AppState } from "./state";
+import type { SavedSession } from "../lib/api";
+import { errorText } from "../lib/errors";
+import { navigate, parse, path } from "./router";
+import { ConfirmDelete, Login, Onboarding, Register, ResetPassword, Verify } from "../account/Auth";
+import { Layout } from "./Layout";
 
 type Phase = { kind: "loading" } | { kind: "out" } | { kind: "onboard"; session: SavedSession } | { kind: "in" } | { kind: "down"; error: string };
 
@@ -13,7 +15,7 @@ export function App(props: { state: AppState }) {
 
   const begin = async (session: SavedSession) => {
     try {
-      const hello = (await state.sessionAPI(session).get("/onboard/hello")) as { onboarding: boolean };
+      const hello = await state.rest.as(session).onboardHello();
       if (hello.onboarding) {
         setPhase({ kind: "onboard", session });
         return;
@@ -72,7 +74,7 @@ export function App(props: { state: AppState }) {
           />
         </Match>
         <Match when={phase().kind === "in" && state.client}>
-          <Chat state={state} route={route()} onLogout={out} />
+          <Layout state={state} route={route()} onLogout={out} />
         </Match>
         <Match when={phase().kind === "out" || (phase().kind === "in" && !state.client)}>
           <Switch fallback={<Login state={state} onSession={begin} />}>
@@ -101,7 +103,7 @@ export function App(props: { state: AppState }) {
 
 /** An invite opened while logged out: what it is, then log in or register to join. */
 function InviteLanding(props: { state: AppState; code: string; onSession: (s: SavedSession) => void }) {
-  const [invite] = createResource(() => props.state.api.get(`/invites/${encodeURIComponent(props.code)}` as never) as Promise<Record<string, string>>);
+  const [invite] = createResource(() => props.state.rest.invite(props.code));
   const [mode, setMode] = createSignal<"login" | "register">("login");
   return (
     <>

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 vi.stubGlobal("location", { pathname: "/app/" });
 vi.stubGlobal("window", { addEventListener() {} });
 const { parse, href } = await import("./router");
-const { retryAfter, retrying, errorText } = await import("./state");
+const { retryAfter, retrying, errorText } = await import("../lib/errors");
 
 describe("routes", () => {
   it("reads the paths the server serves the app at", () => {

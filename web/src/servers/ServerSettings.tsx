@@ -1,246 +1,20 @@
-import { createResource, createSignal, For, Match, Show, Switch } from "solid-js";
+// A server's settings: overview, roles, channels, emoji.
+
+import { createSignal, For, Match, Show, Switch } from "solid-js";
 import type { Channel, Server } from "stoat.js";
-import { errorText, type AppState } from "../state";
-import { href } from "../router";
-import { link } from "./Auth";
-import { avatar, iconURL } from "./media";
-
-function Tabs(props: { tabs: [string, string][]; current: string; to: (tab: string) => string }) {
-  return (
-    <nav class="tabs" aria-label="Settings sections">
-      <For each={props.tabs}>
-        {([id, label]) => (
-          <a href={props.to(id)} onClick={link(props.to(id))} aria-current={props.current === id ? "page" : undefined}>
-            {label}
-          </a>
-        )}
-      </For>
-    </nav>
-  );
-}
-
-const guard = (state: AppState, f: () => Promise<unknown>, done?: string) => async (e?: Event) => {
-  e?.preventDefault();
-  try {
-    await f();
-    if (done) state.notify(done);
-  } catch (err) {
-    state.notify(errorText(err), "error");
-  }
-};
-
-export function UserSettings(props: { state: AppState; tab: string; onLogout: () => void }) {
-  return (
-    <div class="page settings">
-      <h1>Settings</h1>
-      <Tabs
-        tabs={[
-          ["profile", "Profile"],
-          ["sessions", "Sessions"],
-          ["plugins", "Plugins"],
-        ]}
-        current={props.tab}
-        to={href.settings}
-      />
-      <Switch fallback={<Profile state={props.state} />}>
-        <Match when={props.tab === "sessions"}>
-          <Sessions state={props.state} />
-        </Match>
-        <Match when={props.tab === "plugins"}>
-          <Plugins state={props.state} />
-        </Match>
-      </Switch>
-      <hr />
-      <button onClick={async () => (await props.state.logout(), props.onLogout())}>Log out</button>
-    </div>
-  );
-}
-
-const PRESENCES = ["Online", "Idle", "Focus", "Busy", "Invisible"] as const;
-
-function Profile(props: { state: AppState }) {
-  const me = () => props.state.client!.user!;
-  const [display, setDisplay] = createSignal(me().displayName === me().username ? "" : me().displayName);
-  const [status, setStatus] = createSignal(me().status?.text ?? "");
-  const [presence, setPresence] = createSignal<string>(me().status?.presence ?? "Online");
-  let file!: HTMLInputElement;
-  const save = guard(
-    props.state,
-    () =>
-      me().edit({
-        ...(display().trim() ? { display_name: display().trim() } : {}),
-        status: { ...(status().trim() ? { text: status().trim() } : {}), presence: presence() },
-        remove: [...(display().trim() ? [] : ["DisplayName"]), ...(status().trim() ? [] : ["StatusText"])],
-      } as never),
-    "Profile saved",
-  );
-  const upload = guard(props.state, async () => {
-    const f = file.files?.[0];
-    if (!f) return;
-    const id = await props.state.client!.uploadFile("avatars", f);
-    await me().edit({ avatar: id } as never);
-  }, "Avatar changed");
-  return (
-    <form class="card wide" onSubmit={save} aria-label="Profile">
-      <div class="row">
-        <img class="avatar large" src={avatar(me())} alt="Your avatar" />
-        <label class="button">
-          Change avatar
-          <input ref={file} type="file" accept="image/*" class="visually-hidden" onChange={() => upload()} />
-        </label>
-        <Show when={me().avatar}>
-          <button type="button" onClick={guard(props.state, () => me().edit({ remove: ["Avatar"] } as never))}>Remove avatar</button>
-        </Show>
-      </div>
-      <p class="muted">
-        Username: {me().username}#{me().discriminator}
-      </p>
-      <label>
-        Display name
-        <input name="display-name" maxLength={32} placeholder={me().username} value={display()} onInput={(e) => setDisplay(e.currentTarget.value)} />
-      </label>
-      <label>
-        Status
-        <input name="status" maxLength={128} value={status()} onInput={(e) => setStatus(e.currentTarget.value)} />
-      </label>
-      <label>
-        Presence
-        <select value={presence()} onChange={(e) => setPresence(e.currentTarget.value)}>
-          <For each={PRESENCES}>{(p) => <option value={p}>{p}</option>}</For>
-        </select>
-      </label>
-      <button type="submit" class="primary">Save</button>
-    </form>
-  );
-}
-
-function Sessions(props: { state: AppState }) {
-  const client = () => props.state.client!;
-  const [sessions, { refetch }] = createResource(() => client().api.get("/auth/session/all") as Promise<{ _id: string; name: string }[]>);
-  const end = (id: string) => guard(props.state, async () => (await client().api.delete(`/auth/session/${id}` as never), refetch()));
-  return (
-    <div class="card wide">
-      <h2>Sessions</h2>
-      <ul class="people">
-        <For each={sessions() ?? []}>
-          {(s) => (
-            <li class="person">
-              <span class="who">
-                <strong>{s.name}</strong>
-                <Show when={s._id === client().sessionId}>
-                  <span class="muted">this browser</span>
-                </Show>
-              </span>
-              <span class="spacer" />
-              <Show when={s._id !== client().sessionId}>
-                <button onClick={end(s._id)}>Log out</button>
-              </Show>
-            </li>
-          )}
-        </For>
-      </ul>
-      <button onClick={guard(props.state, async () => (await client().api.delete("/auth/session/all?revoke_self=false" as never), refetch()), "Other sessions logged out")}>
-        Log out every other session
-      </button>
-    </div>
-  );
-}
-
-export function Plugins(props: { state: AppState }) {
-  const plugins = () => props.state.plugins;
-  const [json, setJson] = createSignal("");
-  const [error, setError] = createSignal("");
-  const add = (e: Event) => {
-    e.preventDefault();
-    setError("");
-    try {
-      let value: unknown;
-      try {
-        value = JSON.parse(json());
-      } catch (err) {
-        throw new Error(`manifest: not valid JSON (${(err as Error).message})`);
-      }
-      const info = plugins().add(value);
-      setJson("");
-      props.state.notify(info.loaded ? `Plugin ${info.namespace}/${info.id} loaded` : `Plugin ${info.namespace}/${info.id} added`);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
-  return (
-    <div class="card wide plugins">
-      <h2>Plugins</h2>
-      <p class="warning" role="note">
-        Plugins run unsandboxed: a plugin's code runs with your account, can read and send your messages and can change
-        anything on this page. Add only plugins you have read or trust.
-      </p>
-      <Show when={plugins().list().length} fallback={<p class="muted">No plugins installed.</p>}>
-        <ul class="people" aria-label="Installed plugins">
-          <For each={plugins().list()}>
-            {(p) => (
-              <li class="person plugin" data-plugin={`${p.namespace}/${p.id}`}>
-                <span class="who">
-                  <strong>
-                    {p.namespace}/{p.id}
-                  </strong>
-                  <span class="muted">
-                    {p.version} · {p.loaded ? "running" : p.enabled ? "enabled, not running" : "disabled"}
-                  </span>
-                  <Show when={p.error}>
-                    <span class="error" role="alert">
-                      {p.error}
-                    </span>
-                  </Show>
-                </span>
-                <span class="spacer" />
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    checked={p.enabled && p.loaded}
-                    aria-label={`Enable ${p.namespace}/${p.id}`}
-                    onChange={(e) => (e.currentTarget.checked ? plugins().load(p.namespace, p.id) : plugins().unload(p.namespace, p.id))}
-                  />
-                  enabled
-                </label>
-                <button onClick={() => confirm(`Remove ${p.namespace}/${p.id}?`) && plugins().remove(p.namespace, p.id)}>Remove</button>
-              </li>
-            )}
-          </For>
-        </ul>
-      </Show>
-      <form onSubmit={add} aria-label="Add a plugin">
-        <label>
-          Add from manifest JSON
-          <textarea name="plugin-manifest" rows={8} spellcheck={false} placeholder='{"format": 1, "version": "1.0.0", "namespace": "you", "id": "my-plugin", "entrypoint": "(state) => ({ onUnload() {} })"}' value={json()} onInput={(e) => setJson(e.currentTarget.value)} />
-        </label>
-        <Show when={error()}>
-          <p class="error" role="alert">{error()}</p>
-        </Show>
-        <button type="submit" class="primary">Add plugin</button>
-      </form>
-      <button onClick={() => confirm("Remove every plugin and reload?") && plugins().reset()}>Remove all plugins</button>
-    </div>
-  );
-}
+import type { AppState } from "../app/state";
+import { href } from "../app/router";
+import { guard } from "../lib/errors";
+import { PERMISSIONS, flip, has } from "../lib/permissions";
+import { Tabs } from "../ui/common";
+import { iconURL } from "../ui/media";
+import { FilePicker } from "../ui/FilePicker";
 
 /** A category id: 8 random base-36 characters. */
 function randomId() {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   return Array.from(bytes, (b) => (b % 36).toString(36)).join("").toUpperCase();
 }
-
-/** Permission bits of seed part 2 that apply to servers and channels. */
-export const PERMISSIONS: [string, number][] = [
-  ["ManageChannel", 0], ["ManageServer", 1], ["ManagePermissions", 2], ["ManageRole", 3], ["ManageCustomisation", 4],
-  ["KickMembers", 6], ["BanMembers", 7], ["TimeoutMembers", 8], ["AssignRoles", 9], ["ChangeNickname", 10],
-  ["ManageNicknames", 11], ["ChangeAvatar", 12], ["RemoveAvatars", 13], ["ViewChannel", 20], ["ReadMessageHistory", 21],
-  ["SendMessage", 22], ["ManageMessages", 23], ["ManageWebhooks", 24], ["InviteOthers", 25], ["SendEmbeds", 26],
-  ["UploadFiles", 27], ["Masquerade", 28], ["React", 29], ["Connect", 30], ["Speak", 31], ["Video", 32],
-  ["MuteMembers", 33], ["DeafenMembers", 34], ["MoveMembers", 35],
-];
-const bit = (b: number) => 2 ** b;
-const has = (v: number, b: number) => Math.floor(v / bit(b)) % 2 === 1;
-const flip = (v: number, b: number, on: boolean) => (has(v, b) === on ? v : on ? v + bit(b) : v - bit(b));
 
 export function ServerSettings(props: { state: AppState; server: Server; tab: string }) {
   return (
@@ -274,19 +48,16 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
 function Overview(props: { state: AppState; server: Server }) {
   const [name, setName] = createSignal(props.server.name);
   const [description, setDescription] = createSignal(props.server.description ?? "");
-  let file!: HTMLInputElement;
   const canManage = () => props.server.havePermission("ManageServer");
   const save = guard(
     props.state,
-    () => props.server.edit({ name: name().trim(), ...(description().trim() ? { description: description() } : { remove: ["Description"] }) } as never),
+    () => props.state.rest.editServer(props.server.id, { name: name().trim(), ...(description().trim() ? { description: description() } : { remove: ["Description"] }) }),
     "Server saved",
   );
-  const icon = guard(props.state, async () => {
-    const f = file.files?.[0];
-    if (!f) return;
+  const icon = (f: File) => guard(props.state, async () => {
     const id = await props.state.client!.uploadFile("icons", f);
-    await props.server.edit({ icon: id } as never);
-  }, "Icon changed");
+    await props.state.rest.editServer(props.server.id, { icon: id });
+  }, "Icon changed")();
   const leave = guard(props.state, () => props.server.delete());
   return (
     <form class="card wide" onSubmit={save} aria-label="Server overview">
@@ -295,10 +66,7 @@ function Overview(props: { state: AppState; server: Server }) {
           <img class="avatar large" src={iconURL(props.server.icon)} alt="Server icon" />
         </Show>
         <Show when={canManage()}>
-          <label class="button">
-            Change icon
-            <input ref={file} type="file" accept="image/*" class="visually-hidden" onChange={() => icon()} />
-          </label>
+          <FilePicker label="Change icon" accept="image/*" onFiles={(f) => icon(f[0])} />
         </Show>
       </div>
       <label>
@@ -364,7 +132,7 @@ function Roles(props: { state: AppState; server: Server }) {
   const client = () => props.state.client!;
   const role = () => props.server.roles.get(selected());
   const create = guard(props.state, async () => {
-    const r = (await client().api.post(`/servers/${props.server.id}/roles` as never, { name: name().trim() } as never)) as { id: string };
+    const r = await props.state.rest.createRole(props.server.id, name().trim());
     setName("");
     setSelected(r.id);
   });
@@ -374,7 +142,7 @@ function Roles(props: { state: AppState; server: Server }) {
     return { a: Number(p?.a ?? 0), d: Number(p?.d ?? 0) };
   };
   const set = (a: number, d: number) =>
-    guard(props.state, () => (selected() === "default" ? props.server.setPermissions(undefined, a) : props.server.setPermissions(selected(), { allow: a, deny: d } as never)))();
+    guard(props.state, () => (selected() === "default" ? props.state.rest.setDefaultPermissions(props.server.id, a) : props.state.rest.setRolePermissions(props.server.id, selected(), { allow: a, deny: d })))();
   return (
     <div class="card wide">
       <div class="row wrap">
@@ -414,19 +182,15 @@ function Channels(props: { state: AppState; server: Server }) {
   const [name, setName] = createSignal(channel()?.name ?? "");
   const [description, setDescription] = createSignal(channel()?.description ?? "");
   const [newCategory, setNewCategory] = createSignal("");
-  let icon!: HTMLInputElement;
   const categoryOf = () => (props.server.categories ?? []).find((c) => c.channels.includes(selected()))?.id ?? "";
   const rename = guard(
     props.state,
-    () => channel()!.edit({ name: name().trim(), ...(description().trim() ? { description: description() } : { remove: ["Description"] }) } as never),
+    () => props.state.rest.editChannel(selected(), { name: name().trim(), ...(description().trim() ? { description: description() } : { remove: ["Description"] }) }),
     "Channel saved",
   );
-  const setIcon = guard(props.state, async () => {
-    const f = icon.files?.[0];
-    if (!f) return;
-    await channel()!.edit({ icon: await props.state.client!.uploadFile("icons", f) } as never);
-    icon.value = "";
-  }, "Icon changed");
+  const setIcon = (f: File) => guard(props.state, async () => {
+    await props.state.rest.editChannel(selected(), { icon: await props.state.client!.uploadFile("icons", f) });
+  }, "Icon changed")();
   // Categories are the server's list; a channel is in at most one.
   const moveTo = (categoryId: string, title?: string) =>
     guard(props.state, async () => {
@@ -434,7 +198,7 @@ function Channels(props: { state: AppState; server: Server }) {
       let cats = (props.server.categories ?? []).map((c) => ({ id: c.id, title: c.title, channels: c.channels.filter((x) => x !== id) }));
       if (title) cats = [...cats, { id: randomId(), title, channels: [id] }];
       else cats = cats.map((c) => (c.id === categoryId ? { ...c, channels: [...c.channels, id] } : c));
-      await props.server.edit({ categories: cats } as never);
+      await props.state.rest.editServer(props.server.id, { categories: cats });
       setNewCategory("");
     })();
   return (
@@ -466,10 +230,7 @@ function Channels(props: { state: AppState; server: Server }) {
           <input aria-label="Channel name" required maxLength={32} disabled={!channel()!.havePermission("ManageChannel")} value={name()} onInput={(e) => setName(e.currentTarget.value)} />
           <input aria-label="Channel description" maxLength={1024} placeholder="Description" disabled={!channel()!.havePermission("ManageChannel")} value={description()} onInput={(e) => setDescription(e.currentTarget.value)} />
           <button type="submit" disabled={!channel()!.havePermission("ManageChannel")}>Save</button>
-          <label class="button">
-            Icon
-            <input ref={icon} type="file" accept="image/*" class="visually-hidden" disabled={!channel()!.havePermission("ManageChannel")} onChange={() => setIcon()} />
-          </label>
+          <FilePicker label="Channel icon" accept="image/*" disabled={!channel()!.havePermission("ManageChannel")} onFiles={(f) => setIcon(f[0])} />
           <button type="button" class="danger" disabled={!channel()!.havePermission("ManageChannel")} onClick={() => confirm(`Delete #${channel()!.name}?`) && guard(props.state, () => channel()!.delete())()}>
             Delete channel
           </button>
@@ -479,7 +240,7 @@ function Channels(props: { state: AppState; server: Server }) {
           deny={current().d}
           tri
           disabled={!canEdit()}
-          onChange={(a, d) => guard(props.state, () => channel()!.setPermissions(target() === "default" ? "default" : target(), { allow: a, deny: d } as never))()}
+          onChange={(a, d) => guard(props.state, () => props.state.rest.setChannelPermissions(selected(), target(), { allow: a, deny: d }))()}
         />
         <Show when={props.server.havePermission("ManageChannel")}>
           <div class="row wrap">
@@ -510,17 +271,17 @@ function Channels(props: { state: AppState; server: Server }) {
 
 function Emojis(props: { state: AppState; server: Server }) {
   const [name, setName] = createSignal("");
-  let file!: HTMLInputElement;
+  const [image, setImage] = createSignal<File>();
   const client = () => props.state.client!;
   const list = () => client().emojis.filter((e) => (e as unknown as { parent?: { id: string } }).parent?.id === props.server.id);
   const canManage = () => props.server.havePermission("ManageCustomisation");
   const create = guard(props.state, async () => {
-    const f = file.files?.[0];
+    const f = image();
     if (!f) throw new Error("Pick an image first");
     const id = await client().uploadFile("emojis", f);
-    await props.server.createEmoji(id, { name: name().trim().toLowerCase() } as never);
+    await props.state.rest.createEmoji(id, { name: name().trim().toLowerCase(), parent: { type: "Server", id: props.server.id } });
     setName("");
-    file.value = "";
+    setImage(undefined);
   }, "Emoji added");
   return (
     <div class="card wide">
@@ -543,7 +304,9 @@ function Emojis(props: { state: AppState; server: Server }) {
       <Show when={canManage()}>
         <form class="inline-form" onSubmit={create} aria-label="Add an emoji">
           <input aria-label="Emoji name" placeholder="name" required pattern="[a-z0-9_]{1,32}" value={name()} onInput={(e) => setName(e.currentTarget.value)} />
-          <input ref={file} type="file" accept="image/*" aria-label="Emoji image" />
+          <FilePicker label="Choose emoji image" accept="image/*" onFiles={(f) => setImage(f[0])}>
+            {image()?.name ?? "Choose an image"}
+          </FilePicker>
           <button type="submit" class="primary">Add emoji</button>
         </form>
       </Show>

@@ -4,14 +4,11 @@
 // when registration is invite-only.
 
 import { createSignal, Match, Show, Switch } from "solid-js";
-import { errorText, type AppState, type SavedSession } from "../state";
-import { navigate, href } from "../router";
+import type { AppState } from "../app/state";
+import { navigate, href, link } from "../app/router";
+import type { LoginAnswer, LoginBody, SavedSession } from "../lib/api";
+import { errorText } from "../lib/errors";
 import { Captcha } from "./Captcha";
-
-type LoginAnswer =
-  | ({ result: "Success" } & SavedSession)
-  | { result: "MFA"; ticket: string; allowed_methods: string[] }
-  | { result: "Disabled"; user_id: string };
 
 export function Login(props: { state: AppState; onSession: (s: SavedSession) => void }) {
   const [email, setEmail] = createSignal("");
@@ -33,7 +30,7 @@ export function Login(props: { state: AppState; onSession: (s: SavedSession) => 
     setBusy(true);
     try {
       const m = mfa();
-      const body = m
+      const body: LoginBody = m
         ? {
             mfa_ticket: m.ticket,
             mfa_response: m.methods.includes("Totp") && /^\d{6}$/.test(code().trim())
@@ -42,7 +39,7 @@ export function Login(props: { state: AppState; onSession: (s: SavedSession) => 
             friendly_name: friendlyName(),
           }
         : { email: email(), password: password(), friendly_name: friendlyName() };
-      finish((await props.state.api.post("/auth/session/login", body as never)) as unknown as LoginAnswer);
+      finish(await props.state.rest.login(body));
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -126,17 +123,17 @@ function MailHelp(props: { state: AppState; email: string }) {
   const [said, setSaid] = createSignal("");
   // Both routes check a captcha answer when the instance turns captcha on.
   const captcha = useCaptcha(props.state, setSaid);
-  const send = (route: string, done: string) => async () => {
+  const send = (route: "reset" | "reverify", done: string) => async () => {
     if (!props.email) {
       setSaid("Type your email address above first.");
       return;
     }
     try {
-      const body: Record<string, string> = { email: props.email };
+      const body: { email: string; captcha?: string } = { email: props.email };
       const solved = captcha.take();
       if (solved !== undefined) body.captcha = solved;
       try {
-        await props.state.api.post(route as never, body as never);
+        await (route === "reverify" ? props.state.rest.resendVerification(body) : props.state.rest.sendPasswordReset(body));
       } finally {
         captcha.renew();
       }
@@ -148,10 +145,10 @@ function MailHelp(props: { state: AppState; email: string }) {
   return (
     <div class="row wrap">
       <captcha.Widget />
-      <button type="button" onClick={send("/auth/account/reset_password", "If an account uses that address, a reset link is on its way.")}>
+      <button type="button" onClick={send("reset", "If an account uses that address, a reset link is on its way.")}>
         Forgot your password?
       </button>
-      <button type="button" onClick={send("/auth/account/reverify", "If that address waits for verification, a new link is on its way.")}>
+      <button type="button" onClick={send("reverify", "If that address waits for verification, a new link is on its way.")}>
         Resend verification mail
       </button>
       <Show when={said()}>
@@ -176,12 +173,12 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
     setError("");
     setBusy(true);
     try {
-      const body: Record<string, string> = { email: email(), password: password() };
+      const body: { email: string; password: string; invite?: string; captcha?: string } = { email: email(), password: password() };
       if (features()?.invite_only) body.invite = invite().trim();
       const solved = captcha.take();
       if (solved !== undefined) body.captcha = solved;
       try {
-        await props.state.api.post("/auth/account/create", body as never);
+        await props.state.rest.createAccount(body);
       } finally {
         captcha.renew();
       }
@@ -190,11 +187,7 @@ export function Register(props: { state: AppState; onSession: (s: SavedSession) 
         return;
       }
       // Without mail the account is usable at once: log straight in.
-      const answer = (await props.state.api.post("/auth/session/login", {
-        email: email(),
-        password: password(),
-        friendly_name: friendlyName(),
-      } as never)) as unknown as LoginAnswer;
+      const answer: LoginAnswer = await props.state.rest.login({ email: email(), password: password(), friendly_name: friendlyName() });
       if (answer.result === "Success") props.onSession({ _id: answer._id, token: answer.token, user_id: answer.user_id });
       else navigate("/app/login");
     } catch (err) {
@@ -253,7 +246,7 @@ export function Onboarding(props: { state: AppState; session: SavedSession; onDo
     e.preventDefault();
     setError("");
     try {
-      await props.state.sessionAPI(props.session).post("/onboard/complete", { username: username().trim() } as never);
+      await props.state.rest.as(props.session).onboardComplete(username().trim());
       props.onDone();
     } catch (err) {
       setError(errorText(err));
@@ -281,8 +274,8 @@ export function Onboarding(props: { state: AppState; session: SavedSession; onDo
 export function Verify(props: { state: AppState; token: string }) {
   const [status, setStatus] = createSignal<"working" | "done" | "failed">("working");
   const [error, setError] = createSignal("");
-  props.state.api
-    .post(`/auth/account/verify/${encodeURIComponent(props.token)}` as never)
+  props.state.rest
+    .verifyEmail(props.token)
     .then(() => setStatus("done"))
     .catch((err) => {
       setError(errorText(err));
@@ -314,7 +307,7 @@ export function ResetPassword(props: { state: AppState; token: string }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
-      await props.state.api.patch("/auth/account/reset_password", { token: props.token, password: password() } as never);
+      await props.state.rest.resetPassword({ token: props.token, password: password() });
       setDone(true);
     } catch (err) {
       setError(errorText(err));
@@ -353,7 +346,7 @@ export function ConfirmDelete(props: { state: AppState; token: string }) {
   const [error, setError] = createSignal("");
   const confirmIt = async () => {
     try {
-      await props.state.api.put("/auth/account/delete", { token: props.token } as never);
+      await props.state.rest.confirmDeletion(props.token);
       setStatus("done");
       props.state.forget();
     } catch (err) {
@@ -391,13 +384,4 @@ function friendlyName() {
   return `Ermine web (${browser})`;
 }
 
-/** An onClick for in-app links: navigate without a page load. */
-export function link(to: string) {
-  return (e: MouseEvent) => {
-    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    navigate(to);
-  };
-}
 
-export { href };

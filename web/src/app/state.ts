@@ -3,31 +3,13 @@
 // `window.state` and for Ermine's own (see web/PLUGINS.md).
 
 import { createSignal, type Accessor } from "solid-js";
-import { API } from "stoat-api";
+import { API, type RevoltConfig } from "stoat-api";
 import { Client, type Channel, type Message } from "stoat.js";
-import { PluginManager, localStore } from "./plugins/manager";
+import { PluginManager, localStore } from "../plugins/manager";
+import { retrying } from "../lib/errors";
+import { Rest, type RootConfig, type SavedSession } from "../lib/api";
 
-/** What GET / answers (the contract's RevoltConfig). */
-export interface RootConfig {
-  revolt: string;
-  ws: string;
-  app: string;
-  features: {
-    captcha: { enabled: boolean; key: string };
-    email: boolean;
-    invite_only: boolean;
-    autumn: { enabled: boolean; url: string };
-    january: { enabled: boolean; url: string };
-    livekit?: { enabled: boolean; nodes: { name: string }[] };
-  };
-  build?: { semver?: string };
-}
-
-export interface SavedSession {
-  _id: string;
-  token: string;
-  user_id: string;
-}
+export type { RootConfig, SavedSession } from "../lib/api";
 
 /** A button plugins add to every message's actions. */
 export interface MessageAction {
@@ -60,6 +42,9 @@ export class AppState {
   readonly apiURL: string;
   /** The unauthenticated API, for login, registration and invites. */
   readonly api: API;
+  /** The typed routes (lib/api.ts), authenticated once a session starts. */
+  readonly rest: Rest;
+  #token: string | undefined;
   readonly plugins: PluginManager;
 
   #config = createSignal<RootConfig | undefined>(undefined);
@@ -74,6 +59,7 @@ export class AppState {
     patchRateLimits((ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
     this.apiURL = apiURL.replace(/\/+$/, "");
     this.api = new API({ baseURL: this.apiURL });
+    this.rest = new Rest(this.apiURL, () => this.#token, (ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
     this.plugins = new PluginManager(this, {
       store: localStore(),
       reload: () => location.reload(),
@@ -148,7 +134,7 @@ export class AppState {
   async loadConfig(): Promise<RootConfig> {
     const have = this.config;
     if (have) return have;
-    const c = (await this.api.get("/")) as unknown as RootConfig;
+    const c = await this.rest.root();
     this.setConfig(c);
     return c;
   }
@@ -162,18 +148,14 @@ export class AppState {
     }
   }
 
-  /** An API authenticated with the session (before the client connects, e.g. onboarding). */
-  sessionAPI(session: SavedSession): API {
-    return new API({ baseURL: this.apiURL, authentication: { revolt: session } });
-  }
-
   /** Starts the events connection for a session and remembers it. */
   start(session: SavedSession) {
     localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+    this.#token = session.token;
     stopClient(this.client);
     const client = new Client(
       { baseURL: this.apiURL, autoReconnect: true, syncUnreads: true },
-      this.config as never,
+      this.config as unknown as RevoltConfig | undefined,
     );
     client.useExistingSession(session);
     client.on("logout", () => this.forget());
@@ -188,7 +170,7 @@ export class AppState {
     const client = this.client;
     if (client) {
       try {
-        await client.api.post("/auth/session/logout");
+        await this.rest.logout();
       } catch {
         // The session may already be gone; forget it anyway.
       }
@@ -198,6 +180,7 @@ export class AppState {
 
   forget() {
     localStorage.removeItem(SESSION_KEY);
+    this.#token = undefined;
     stopClient(this.client);
     this.#client[1](undefined);
     this.setChannelId(undefined);
@@ -235,53 +218,3 @@ export function pageAPI(): string {
   return meta && meta.length > 0 ? meta : location.origin;
 }
 
-/** The message of what stoat-api throws (the error body text, parsed). */
-export function errorText(err: unknown): string {
-  let body: unknown = err;
-  if (typeof err === "string") {
-    try {
-      body = JSON.parse(err);
-    } catch {
-      return err;
-    }
-  }
-  if (body && typeof body === "object" && "type" in body) {
-    const b = body as Record<string, unknown>;
-    const extra = ["error", "max", "permission", "retry_after"].filter((k) => k in b).map((k) => `${k} ${b[k]}`);
-    return [String(b.type).replace(/([a-z])([A-Z])/g, "$1 $2"), ...extra].join(" · ");
-  }
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
-
-/** The wait a 429 answer asks for (its body's retry_after, in ms), if err is one. */
-export function retryAfter(err: unknown): number | undefined {
-  let body: unknown = err;
-  if (typeof err === "string") {
-    try {
-      body = JSON.parse(err);
-    } catch {
-      return undefined;
-    }
-  }
-  const ms = (body as { retry_after?: unknown } | null)?.retry_after;
-  return typeof ms === "number" && ms >= 0 ? ms : undefined;
-}
-
-/**
- * Runs a request again after the wait a rate limit asks for (up to 20 s,
- * three times): the auth routes allow few requests, and a person should
- * see a short wait, not an error.
- */
-export async function retrying<T>(request: () => Promise<T>, onWait?: (ms: number) => void): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await request();
-    } catch (err) {
-      const ms = retryAfter(err);
-      if (ms === undefined || ms > 20_000 || attempt >= 3) throw err;
-      onWait?.(ms);
-      await new Promise((r) => setTimeout(r, ms + 50));
-    }
-  }
-}

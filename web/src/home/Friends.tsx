@@ -1,9 +1,10 @@
 import { createMemo, createSignal, For, Show } from "solid-js";
 import type { User } from "stoat.js";
-import { errorText, type AppState } from "../state";
-import { href, navigate } from "../router";
-import { avatar } from "./media";
-import { Presence } from "./Chat";
+import type { AppState } from "../app/state";
+import { href, navigate } from "../app/router";
+import { errorText } from "../lib/errors";
+import { avatar } from "../ui/media";
+import { Presence } from "../ui/common";
 
 export function Friends(props: { state: AppState }) {
   const client = () => props.state.client!;
@@ -26,7 +27,7 @@ export function Friends(props: { state: AppState }) {
   const request = async (e: Event) => {
     e.preventDefault();
     try {
-      await client().api.post("/users/friend", { username: name().trim() } as never);
+      await props.state.rest.addFriend(name().trim());
       props.state.notify(`Friend request sent to ${name().trim()}`);
       setName("");
     } catch (err) {

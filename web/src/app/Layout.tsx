@@ -1,0 +1,106 @@
+// The logged-in layout: server rail, channel sidebar, the page of the
+// route, and the member list.
+
+import { createEffect, createSignal, Match, Show, Switch } from "solid-js";
+import type { AppState } from "./state";
+import { href, link, navigate, type Route } from "./router";
+import { ConfirmDelete } from "../account/Auth";
+import { ChannelView } from "../channel/ChannelView";
+import { MemberList } from "../channel/MemberList";
+import { Friends } from "../home/Friends";
+import { HomeList } from "../home/HomeList";
+import { ServerRail } from "../servers/ServerRail";
+import { ServerSidebar } from "../servers/ServerSidebar";
+import { ServerSettings } from "../servers/ServerSettings";
+import { JoinInvite } from "../servers/JoinInvite";
+import { UserSettings } from "../settings/UserSettings";
+import { Empty } from "../ui/common";
+import { avatar } from "../ui/media";
+import { Icon } from "../ui/Icon";
+
+export function Layout(props: { state: AppState; route: Route; onLogout: () => void }) {
+  const state = props.state;
+  const client = () => state.client!;
+  const [menu, setMenu] = createSignal(false);
+
+  // The channel on screen follows the route; a server without a channel
+  // in its route opens its first channel.
+  createEffect(() => {
+    const r = props.route;
+    if (r.name === "server") {
+      if (r.channel) state.setChannelId(r.channel);
+      else {
+        const s = client().ready() ? client().servers.get(r.server) : undefined;
+        const first = s?.orderedChannels.flatMap((c) => c.channels).find((c) => c.type === "TextChannel");
+        state.setChannelId(undefined);
+        if (first) navigate(href.server(r.server, first.id), true);
+      }
+    } else if (r.name === "dm") state.setChannelId(r.channel);
+    else state.setChannelId(undefined);
+    setMenu(false);
+  });
+
+  const serverId = () => (props.route.name === "server" || props.route.name === "server-settings" ? props.route.server : undefined);
+
+  return (
+    <div class="layout" classList={{ "menu-open": menu() }}>
+      <button class="menu-toggle" aria-label="Show channels" aria-expanded={menu()} onClick={() => setMenu(!menu())}>
+        <Icon name="menu" />
+      </button>
+      <Show when={client().ready()} fallback={<div class="connecting" role="status">Connecting…</div>}>
+        <ServerRail client={client()} current={serverId()} route={props.route} />
+        <nav class="sidebar" aria-label="Channels">
+          <Show when={serverId()} fallback={<HomeList state={state} route={props.route} />}>
+            <ServerSidebar state={state} server={client().servers.get(serverId()!)} />
+          </Show>
+          <SelfBar state={state} onLogout={props.onLogout} />
+        </nav>
+        <main class="main">
+          <Switch fallback={<Friends state={state} />}>
+            <Match when={props.route.name === "server" || props.route.name === "dm"}>
+              <Show when={state.channel} fallback={<Empty text="Pick a channel." />}>
+                {(ch) => <ChannelView state={state} channel={ch()} />}
+              </Show>
+            </Match>
+            <Match when={props.route.name === "settings"}>
+              <UserSettings state={state} tab={(props.route as { tab: string }).tab} onLogout={props.onLogout} />
+            </Match>
+            <Match when={props.route.name === "server-settings"}>
+              <Show when={client().servers.get(serverId()!)} fallback={<Empty text="No such server." />}>
+                {(s) => <ServerSettings state={state} server={s()} tab={(props.route as { tab: string }).tab} />}
+              </Show>
+            </Match>
+            <Match when={props.route.name === "delete"}>
+              <ConfirmDelete state={state} token={(props.route as { token: string }).token} />
+            </Match>
+            <Match when={props.route.name === "invite"}>
+              <JoinInvite state={state} code={(props.route as { code: string }).code} />
+            </Match>
+          </Switch>
+        </main>
+        <Show when={state.channel && (state.channel.type === "TextChannel" || state.channel.type === "Group")}>
+          <MemberList state={state} channel={state.channel!} />
+        </Show>
+      </Show>
+    </div>
+  );
+}
+
+function SelfBar(props: { state: AppState; onLogout: () => void }) {
+  const me = () => props.state.client!.user!;
+  return (
+    <div class="selfbar">
+      <img class="avatar" src={avatar(me())} alt="" />
+      <div class="who">
+        <strong>{me().displayName}</strong>
+        <span class="muted">
+          {me().username}#{me().discriminator}
+        </span>
+      </div>
+      <a href={href.settings()} onClick={link(href.settings())} aria-label="Settings" title="Settings">
+        <Icon name="gear" size={20} />
+      </a>
+    </div>
+  );
+}
+

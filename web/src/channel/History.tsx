@@ -1,0 +1,103 @@
+// A channel's history with infinite scroll and live messages.
+
+import { createEffect, createSignal, Index, on, onCleanup, onMount, Show } from "solid-js";
+import type { Channel, Message } from "stoat.js";
+import type { AppState } from "../app/state";
+import { errorText } from "../lib/errors";
+import { MessageItem } from "./MessageItem";
+
+const PAGE = 50;
+
+export function History(props: { state: AppState; channel: Channel; onReply: (m: Message) => void }) {
+  const client = () => props.state.client!;
+  const [ids, setIds] = createSignal<string[]>([]);
+  const [more, setMore] = createSignal(true);
+  const [loading, setLoading] = createSignal(false);
+  const [error, setError] = createSignal("");
+  let scroller!: HTMLDivElement;
+  const atBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+  const toBottom = () => queueMicrotask(() => (scroller.scrollTop = scroller.scrollHeight));
+
+  const loadOlder = async () => {
+    if (loading() || !more()) return;
+    setLoading(true);
+    try {
+      const before = ids()[0];
+      const { messages } = await props.channel.fetchMessagesWithUsers({ limit: PAGE, ...(before ? { before } : {}) });
+      const older = messages.map((m) => m.id).reverse();
+      const height = scroller.scrollHeight;
+      setIds((cur) => [...older.filter((id) => !cur.includes(id)), ...cur]);
+      setMore(messages.length === PAGE);
+      if (before) scroller.scrollTop += scroller.scrollHeight - height;
+      else toBottom();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  createEffect(
+    on(
+      () => props.channel.id,
+      () => {
+        setIds([]);
+        setMore(true);
+        setError("");
+        loadOlder().then(() => props.channel.ack(undefined, false, false).catch?.(() => {}));
+      },
+    ),
+  );
+
+  onMount(() => {
+    const created = (m: Message) => {
+      if (m.channelId !== props.channel.id) return;
+      const stick = atBottom() || m.authorId === client().user?.id;
+      setIds((cur) => (cur.includes(m.id) ? cur : [...cur, m.id]));
+      if (stick) toBottom();
+      if (document.visibilityState === "visible") props.channel.ack(m, false, false)?.catch?.(() => {});
+    };
+    const deleted = (m: { id: string; channelId: string }) => {
+      if (m.channelId === props.channel.id) setIds((cur) => cur.filter((id) => id !== m.id));
+    };
+    client().on("messageCreate", created);
+    client().on("messageDelete", deleted);
+    onCleanup(() => {
+      client().off("messageCreate", created);
+      client().off("messageDelete", deleted);
+    });
+  });
+
+  return (
+    <div
+      class="history"
+      ref={scroller}
+      role="log"
+      aria-label="Messages"
+      aria-busy={loading()}
+      tabIndex={0}
+      onScroll={() => {
+        if (scroller.scrollTop < 200) loadOlder();
+      }}
+    >
+      <Show when={!more()}>
+        <p class="muted start">This is the start of {props.channel.type === "DirectMessage" ? "your conversation" : `#${props.channel.name}`}.</p>
+      </Show>
+      <Show when={error()}>
+        <p class="error">{error()}</p>
+      </Show>
+      <Index each={ids()}>
+        {(id, i) => {
+          const m = () => client().messages.get(id());
+          const grouped = () => {
+            const prev = i > 0 ? client().messages.get(ids()[i - 1]) : undefined;
+            const cur = m();
+            return !!prev && !!cur && prev.authorId === cur.authorId && !cur.replyIds?.length && cur.createdAt.getTime() - prev.createdAt.getTime() < 5 * 60_000 && !prev.systemMessage;
+          };
+          return <Show when={m()}>{(msg) => <MessageItem state={props.state} message={msg()} grouped={grouped()} onReply={props.onReply} />}</Show>;
+        }}
+      </Index>
+    </div>
+  );
+}
+

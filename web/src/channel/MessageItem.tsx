@@ -1,0 +1,298 @@
+// One message: author, content, attachments, embeds, reactions and
+// its actions.
+
+import { createSignal, For, type JSX, onMount, Show } from "solid-js";
+import type { Message } from "stoat.js";
+import type { AppState } from "../app/state";
+import { href, link } from "../app/router";
+import { errorText } from "../lib/errors";
+import { avatar } from "../ui/media";
+import { EmojiPicker, EmojiView } from "../ui/Emoji";
+import { Icon } from "../ui/Icon";
+import { Embed } from "./Embed";
+
+export function MessageItem(props: { state: AppState; message: Message; grouped: boolean; onReply: (m: Message) => void }) {
+  const m = () => props.message;
+  const client = () => props.state.client!;
+  const mine = () => m().authorId === client().user?.id;
+  const [editing, setEditing] = createSignal(false);
+  const [picker, setPicker] = createSignal(false);
+  const canDelete = () => mine() || !!m().channel?.havePermission("ManageMessages");
+  const canReact = () => !!m().channel?.havePermission("React");
+
+  const remove = async () => {
+    if (!confirm("Delete this message?")) return;
+    try {
+      await m().delete();
+    } catch (err) {
+      props.state.notify(errorText(err), "error");
+    }
+  };
+  const toggle = async (emoji: string) => {
+    const users = m().reactions.get(emoji);
+    try {
+      if (users?.has(client().user!.id)) await m().unreact(emoji);
+      else await m().react(emoji);
+    } catch (err) {
+      props.state.notify(errorText(err), "error");
+    }
+  };
+
+  return (
+    <article class="message" classList={{ grouped: props.grouped, mentioned: m().mentioned }} aria-label={`Message from ${m().username ?? "someone"}`} tabIndex={-1} data-id={m().id}>
+      <Show when={m().replyIds?.length}>
+        <div class="replies">
+          <For each={m().replyIds}>{(id) => <ReplyPreview state={props.state} id={id} channel={m().channelId} />}</For>
+        </div>
+      </Show>
+      <Show when={!props.grouped}>
+        <img class="avatar" src={m().masqueradeAvatarURL ?? m().avatarURL ?? (m().author ? avatar(m().author!) : "")} alt="" />
+      </Show>
+      <div class="body">
+        <Show when={!props.grouped}>
+          <header>
+            <strong class="author" style={{ color: m().roleColour ?? undefined }}>
+              {m().username}
+            </strong>
+            <time class="muted" dateTime={m().createdAt.toISOString()}>
+              {m().createdAt.toLocaleString()}
+            </time>
+          </header>
+        </Show>
+        <Show
+          when={!editing()}
+          fallback={
+            <EditBox
+              initial={m().content}
+              onSave={async (text) => {
+                try {
+                  await m().edit({ content: text });
+                  setEditing(false);
+                } catch (err) {
+                  props.state.notify(errorText(err), "error");
+                }
+              }}
+              onCancel={() => setEditing(false)}
+            />
+          }
+        >
+          <Show when={m().systemMessage} fallback={<div class="content">{renderContent(props.state, m().content)}</div>}>
+            <div class="content system muted">{systemText(props.state, m())}</div>
+          </Show>
+          <Show when={m().editedAt}>
+            <span class="muted edited" title={m().editedAt!.toLocaleString()}>
+              (edited)
+            </span>
+          </Show>
+        </Show>
+        <For each={m().attachments ?? []}>{(f) => <Attachment file={f} />}</For>
+        <For each={m().embeds ?? []}>{(e) => <Embed state={props.state} embed={e} />}</For>
+        <Show when={m().reactions.size > 0}>
+          <div class="reactions" role="group" aria-label="Reactions">
+            <For each={[...m().reactions.keys()]}>
+              {(emoji) => {
+                const users = () => m().reactions.get(emoji);
+                const me = () => !!users()?.has(client().user!.id);
+                return (
+                  <Show when={(users()?.size ?? 0) > 0}>
+                    <button class="reaction" classList={{ mine: me() }} aria-pressed={me()} aria-label={`${emoji} ${users()!.size}`} onClick={() => toggle(emoji)} disabled={!canReact() && !me()}>
+                      <EmojiView state={props.state} emoji={emoji} />
+                      <span>{users()!.size}</span>
+                    </button>
+                  </Show>
+                );
+              }}
+            </For>
+          </div>
+        </Show>
+      </div>
+      <div class="actions" role="toolbar" aria-label="Message actions">
+        <button onClick={() => props.onReply(m())} aria-label="Reply" title="Reply">
+          <Icon name="reply" />
+        </button>
+        <Show when={canReact()}>
+          <button onClick={() => setPicker(!picker())} aria-label="Add reaction" aria-expanded={picker()} title="React">
+            <Icon name="smile" />
+          </button>
+        </Show>
+        <Show when={mine()}>
+          <button onClick={() => setEditing(true)} aria-label="Edit" title="Edit">
+            <Icon name="edit" />
+          </button>
+        </Show>
+        <Show when={canDelete()}>
+          <button onClick={remove} aria-label="Delete" title="Delete">
+            <Icon name="trash" />
+          </button>
+        </Show>
+        <For each={props.state.messageActions()}>
+          {(a) => (
+            <button
+              class="plugin-action"
+              onClick={async () => {
+                try {
+                  await a.onClick(m());
+                } catch (err) {
+                  props.state.notify(`${a.label}: ${errorText(err)}`, "error");
+                }
+              }}
+            >
+              {a.label}
+            </button>
+          )}
+        </For>
+      </div>
+      <Show when={picker()}>
+        <EmojiPicker
+          state={props.state}
+          serverId={m().channel?.serverId}
+          onPick={(e) => {
+            setPicker(false);
+            toggle(e);
+          }}
+          onClose={() => setPicker(false)}
+        />
+      </Show>
+    </article>
+  );
+}
+
+function systemText(state: AppState, m: Message): string {
+  const s = m.systemMessage as unknown as { type: string; id?: string; by?: string; name?: string; content?: string; user?: { displayName?: string }; from?: string; to?: string };
+  const name = (id?: string) => (id ? state.client!.users.get(id)?.displayName ?? "someone" : "someone");
+  const raw = (m as unknown as { system?: Record<string, string> }).system ?? {};
+  switch (s?.type ?? raw.type) {
+    case "user_joined":
+      return `${name(raw.id)} joined.`;
+    case "user_left":
+      return `${name(raw.id)} left.`;
+    case "user_added":
+      return `${name(raw.by)} added ${name(raw.id)}.`;
+    case "user_remove":
+      return `${name(raw.by)} removed ${name(raw.id)}.`;
+    case "user_kicked":
+      return `${name(raw.id)} was kicked.`;
+    case "user_banned":
+      return `${name(raw.id)} was banned.`;
+    case "channel_renamed":
+      return `${name(raw.by)} renamed the channel to ${raw.name}.`;
+    case "channel_description_changed":
+      return `${name(raw.by)} changed the channel description.`;
+    case "channel_icon_changed":
+      return `${name(raw.by)} changed the channel icon.`;
+    case "channel_ownership_changed":
+      return `${name(raw.from)} gave the group to ${name(raw.to)}.`;
+    case "text":
+      return raw.content ?? "";
+    default:
+      return m.content || "(system message)";
+  }
+}
+
+function ReplyPreview(props: { state: AppState; id: string; channel: string }) {
+  const client = () => props.state.client!;
+  const m = () => client().messages.get(props.id);
+  onMount(() => {
+    if (!m()) client().channels.get(props.channel)?.fetchMessage(props.id).catch(() => {});
+  });
+  return (
+    <div class="reply-preview muted">
+      ↪ <Show when={m()} fallback={<em>message not loaded</em>}>
+        <strong>{m()!.username}</strong> {m()!.content.slice(0, 120)}
+      </Show>
+    </div>
+  );
+}
+
+function EditBox(props: { initial: string; onSave: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = createSignal(props.initial);
+  let area!: HTMLTextAreaElement;
+  onMount(() => area.focus());
+  return (
+    <div class="edit">
+      <textarea
+        ref={area}
+        aria-label="Edit message"
+        value={text()}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            if (text().trim()) props.onSave(text());
+          } else if (e.key === "Escape") props.onCancel();
+        }}
+      />
+      <span class="muted">Enter to save · Escape to cancel</span>
+    </div>
+  );
+}
+
+function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }) {
+  const f = () => props.file;
+  const meta = () => f().metadata as { type: string; width?: number; height?: number };
+  return (
+    <Show
+      when={meta()?.type === "Image"}
+      fallback={
+        <Show
+          when={meta()?.type === "Video"}
+          fallback={
+            <a class="file" href={f().originalUrl} target="_blank" rel="noopener" download={f().filename}>
+              <Icon name="clip" size={14} /> {f().filename} <span class="muted">({f().humanReadableSize})</span>
+            </a>
+          }
+        >
+          <video class="attachment" controls preload="metadata" src={f().originalUrl} width={meta().width} height={meta().height} />
+        </Show>
+      }
+    >
+      <a href={f().originalUrl} target="_blank" rel="noopener" class="image-link">
+        <img
+          class="attachment"
+          src={f().previewUrl}
+          alt={f().filename}
+          loading="lazy"
+          width={meta().width}
+          height={meta().height}
+          style={{ "aspect-ratio": meta().width && meta().height ? `${meta().width} / ${meta().height}` : undefined }}
+        />
+      </a>
+    </Show>
+  );
+}
+
+const TOKEN = /<@([0-9A-HJKMNP-TV-Z]{26})>|<#([0-9A-HJKMNP-TV-Z]{26})>|:([0-9A-HJKMNP-TV-Z]{26}):|(https?:\/\/[^\s<>]+[^\s<>.,;:!?'")\]])/g;
+
+/** Message text as nodes: mentions, channel links, custom emoji and links; never HTML. */
+function renderContent(state: AppState, text: string): JSX.Element {
+  const client = state.client!;
+  const out: JSX.Element[] = [];
+  let last = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    if (match.index! > last) out.push(text.slice(last, match.index));
+    const [whole, user, channel, emoji, url] = match;
+    if (user) {
+      const u = client.users.get(user);
+      out.push(<span class={`mention${user === client.user?.id ? " me" : ""}`}>@{u?.displayName ?? "unknown"}</span>);
+    } else if (channel) {
+      const c = client.channels.get(channel);
+      const to = c?.serverId ? href.server(c.serverId, c.id) : href.dm(channel);
+      out.push(
+        <a class="mention" href={to} onClick={link(to)}>
+          #{c?.name ?? "unknown"}
+        </a>,
+      );
+    } else if (emoji) out.push(<EmojiView state={state} emoji={emoji} />);
+    else if (url)
+      out.push(
+        <a href={url} target="_blank" rel="noopener noreferrer">
+          {url}
+        </a>,
+      );
+    else out.push(whole);
+    last = match.index! + whole.length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
