@@ -56,10 +56,33 @@ func TestHashVerify(t *testing.T) {
 	}
 }
 
+// TestVerifyForeign checks hashes written by the argon2 reference
+// implementation (libargon2, through its argon2*_hash_encoded), among
+// them an argon2i string with the parameters Revolt/Stoat instances use,
+// so that imported accounts keep their passwords.
+func TestVerifyForeign(t *testing.T) {
+	h := NewHasher(cheap, 1)
+	for _, enc := range []string{
+		"$argon2i$v=19$m=4096,t=3,p=1$ZXJtaW5lLXNhbHQtMTIzNA$IDb2LNyRBsZfiNLYthXKwPKVMIo4Uhf1L24c/Vd+Dw0",
+		"$argon2id$v=19$m=256,t=2,p=2$ZXJtaW5lLXNhbHQtMTIzNA$wL6E62IA8yytpmKnqwiG6KVvtEV7V6G+",
+		"$argon2i$v=19$m=64,t=1,p=4$ZXJtaW5lLXNhbHQtMTIzNA$lF4H54H27hs6qNDALpoHuA",
+	} {
+		for pw, want := range map[string]bool{"hunter2 old password": true, "hunter2 old passwore": false} {
+			ok, err := h.Verify(context.Background(), pw, enc)
+			if err != nil || ok != want {
+				t.Errorf("Verify(%q, %s) = %v, %v; want %v", pw, enc, ok, err, want)
+			}
+		}
+		if !h.Outdated(enc) {
+			t.Errorf("Outdated(%s) = false; a login should replace it", enc)
+		}
+	}
+}
+
 func TestVerifyMalformed(t *testing.T) {
 	h := NewHasher(cheap, 1)
 	for _, enc := range []string{
-		"", "!", "$argon2i$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+		"", "!", "$argon2d$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
 		"$argon2id$v=18$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
 		"$argon2id$v=19$m=64,t=0,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
 		"$argon2id$v=19$m=99999999,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",

@@ -31,8 +31,8 @@ func DefaultParams() Params {
 	return Params{Memory: 19 * 1024, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}
 }
 
-// ErrMalformedHash is returned when a stored hash is not an argon2id PHC
-// string this package can read.
+// ErrMalformedHash is returned when a stored hash is not an argon2id or
+// argon2i PHC string this package can read.
 var ErrMalformedHash = errors.New("auth: malformed password hash")
 
 // Hasher hashes and verifies passwords. At most a fixed number of hashes
@@ -82,18 +82,25 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 }
 
 // Verify reports whether password matches the PHC string encoded, using
-// the parameters stored in it and comparing in constant time. A hash
+// the variant and parameters stored in it and comparing in constant time.
+// Besides the argon2id strings Hash writes it reads argon2i ones, which
+// accounts imported from a Revolt/Stoat instance carry (m=4096, t=3,
+// p=1 there); Outdated reports those so a login replaces them. A hash
 // that cannot be read (such as "!" for accounts without a password)
 // matches nothing and returns ErrMalformedHash.
 func (h *Hasher) Verify(ctx context.Context, password, encoded string) (bool, error) {
-	p, salt, want, err := parseHash(encoded)
+	variant, p, salt, want, err := parseHash(encoded)
 	if err != nil {
 		return false, err
 	}
 	if err := h.acquire(ctx); err != nil {
 		return false, err
 	}
-	got := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, uint32(len(want)))
+	derive := argon2.IDKey
+	if variant == "argon2i" {
+		derive = argon2.Key
+	}
+	got := derive([]byte(password), salt, p.Time, p.Memory, p.Threads, uint32(len(want)))
 	h.release()
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
@@ -101,11 +108,11 @@ func (h *Hasher) Verify(ctx context.Context, password, encoded string) (bool, er
 // Outdated reports whether encoded was made with other parameters than
 // the Hasher's, so it should be replaced after the next successful login.
 func (h *Hasher) Outdated(encoded string) bool {
-	p, salt, key, err := parseHash(encoded)
+	variant, p, salt, key, err := parseHash(encoded)
 	if err != nil {
 		return true
 	}
-	return p.Memory != h.params.Memory || p.Time != h.params.Time || p.Threads != h.params.Threads ||
+	return variant != "argon2id" || p.Memory != h.params.Memory || p.Time != h.params.Time || p.Threads != h.params.Threads ||
 		uint32(len(salt)) != h.params.SaltLen || uint32(len(key)) != h.params.KeyLen
 }
 
@@ -113,20 +120,23 @@ func (h *Hasher) Outdated(encoded string) bool {
 // a corrupted row cannot make one verification allocate without limit.
 const maxMemory = 4 << 20
 
-// parseHash reads $argon2id$v=19$m=..,t=..,p=..$salt$hash.
-func parseHash(encoded string) (p Params, salt, key []byte, err error) {
+// parseHash reads $argon2id$v=19$m=..,t=..,p=..$salt$hash (or $argon2i$)
+// and returns the variant with the rest.
+func parseHash(encoded string) (variant string, p Params, salt, key []byte, err error) {
 	parts := strings.Split(encoded, "$")
-	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
-		return p, nil, nil, ErrMalformedHash
+	if len(parts) != 6 || parts[0] != "" || (parts[1] != "argon2id" && parts[1] != "argon2i") ||
+		parts[2] != "v="+strconv.Itoa(argon2.Version) {
+		return "", p, nil, nil, ErrMalformedHash
 	}
+	variant = parts[1]
 	for _, kv := range strings.Split(parts[3], ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return p, nil, nil, ErrMalformedHash
+			return "", p, nil, nil, ErrMalformedHash
 		}
 		n, perr := strconv.ParseUint(v, 10, 32)
 		if perr != nil {
-			return p, nil, nil, ErrMalformedHash
+			return "", p, nil, nil, ErrMalformedHash
 		}
 		switch k {
 		case "m":
@@ -135,22 +145,22 @@ func parseHash(encoded string) (p Params, salt, key []byte, err error) {
 			p.Time = uint32(n)
 		case "p":
 			if n > 255 {
-				return p, nil, nil, ErrMalformedHash
+				return "", p, nil, nil, ErrMalformedHash
 			}
 			p.Threads = uint8(n)
 		default:
-			return p, nil, nil, ErrMalformedHash
+			return "", p, nil, nil, ErrMalformedHash
 		}
 	}
 	if p.Time == 0 || p.Threads == 0 || p.Memory < 8*uint32(p.Threads) || p.Memory > maxMemory {
-		return p, nil, nil, ErrMalformedHash
+		return "", p, nil, nil, ErrMalformedHash
 	}
 	if salt, err = base64.RawStdEncoding.DecodeString(parts[4]); err != nil || len(salt) == 0 {
-		return p, nil, nil, ErrMalformedHash
+		return "", p, nil, nil, ErrMalformedHash
 	}
 	if key, err = base64.RawStdEncoding.DecodeString(parts[5]); err != nil || len(key) < 16 {
-		return p, nil, nil, ErrMalformedHash
+		return "", p, nil, nil, ErrMalformedHash
 	}
 	p.SaltLen, p.KeyLen = uint32(len(salt)), uint32(len(key))
-	return p, salt, key, nil
+	return variant, p, salt, key, nil
 }

@@ -52,6 +52,7 @@ type Store interface {
 	Platform
 	Voice
 	AuditLogs
+	Imports
 
 	// InTx runs fn with a Store whose writes commit together when fn
 	// returns nil and roll back when it returns an error. Rows fn fetches
@@ -539,4 +540,41 @@ type AuditLogQuery struct {
 	Before chat.ID  // only ids < Before
 	After  chat.ID  // only ids > After
 	Limit  int      // 1..100, decided by app
+}
+
+// Imports keeps the marker of an import in progress. While a marker is
+// kept the instance is incomplete: the server refuses to start and the
+// import command resumes from the marker's checkpoints. There is at most
+// one marker.
+type Imports interface {
+	// FetchImport returns the marker, or ErrNotFound when no import is
+	// unfinished.
+	FetchImport(ctx context.Context) (*ImportState, error)
+	// SetImport creates or replaces the marker. Written in the same
+	// transaction as a batch of imported objects, its checkpoints never
+	// disagree with what is stored.
+	SetImport(ctx context.Context, st *ImportState) error
+	// DeleteImport removes the marker (the import finished); removing no
+	// marker is not an error.
+	DeleteImport(ctx context.Context) error
+}
+
+// ImportState is the marker of an unfinished import.
+type ImportState struct {
+	// Source names the reader ("revolt", "discord", "bulk").
+	Source string `json:"source"`
+	// Command is the command line that resumes the import, shown to an
+	// operator whose server refuses to start.
+	Command string `json:"command"`
+	// Started is when the first run began.
+	Started chat.Time `json:"started"`
+	// Done counts, per collection, the source documents handled (written
+	// or skipped) and committed; a resumed run skips that many.
+	Done map[string]int64 `json:"done"`
+	// Complete lists the collections read to their end.
+	Complete []string `json:"complete,omitempty"`
+	// Imported and Skipped carry the report's counts across runs:
+	// collection → count, and collection → reason → count.
+	Imported map[string]int64            `json:"imported,omitempty"`
+	Skipped  map[string]map[string]int64 `json:"skipped,omitempty"`
 }

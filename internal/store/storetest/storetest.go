@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Platform", testPlatform},
 		{"Voice", testVoice},
 		{"AuditLogs", testAuditLogs},
+		{"Imports", testImports},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
 	}
