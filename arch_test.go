@@ -59,6 +59,9 @@ var allowed = map[string][]string{
 	// discordtest writes Discord exports for its tests and benchmarks.
 	"internal/importer/discord":             {chat},
 	"internal/importer/discord/discordtest": {"internal/importer/discord"},
+	// importer is the one import pipeline; each reader is a subpackage.
+	"internal/importer":        {chat, store, blob},
+	"internal/importer/revolt": {chat, store, blob, "internal/importer"},
 
 	// Not in §2.
 	// sqlstore is the SQL both stores share (one file per collection).

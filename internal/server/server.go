@@ -95,6 +95,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.Store = s.store
 	s.closers = append(s.closers, s.store.Close)
+	if err := checkImport(ctx, s.store); err != nil {
+		return nil, err
+	}
 
 	if s.bus, err = openBus(cfg); err != nil {
 		return nil, err
@@ -655,4 +658,19 @@ func hostOf(raw string) string {
 		return u.Hostname()
 	}
 	return "localhost"
+}
+
+// checkImport refuses an instance an import into has not finished: its
+// data is incomplete, and serving it would let users change what the
+// import still has to write.
+func checkImport(ctx context.Context, st store.Store) error {
+	imp, err := st.FetchImport(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read import marker: %w", err)
+	}
+	return fmt.Errorf("an import from %s into this instance, started %s, is unfinished; run it again to finish it (it resumes where it stopped): %s",
+		imp.Source, imp.Started, imp.Command)
 }
