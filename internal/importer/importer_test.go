@@ -103,7 +103,7 @@ func TestResume(t *testing.T) {
 	}
 	if r.Skipped("users", "duplicate") != 1 || r.Skipped("users", "unknown shape") != 1 {
 		var b bytes.Buffer
-		r.Write(&b)
+		_ = r.Write(&b)
 		t.Errorf("report:\n%s", b.String())
 	}
 	for i := range 30 {

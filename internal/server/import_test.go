@@ -30,7 +30,7 @@ func TestRefusesUnfinishedImport(t *testing.T) {
 	st.Close()
 	srv, err := server.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil {
-		srv.Shutdown(ctx)
+		_ = srv.Shutdown(ctx)
 		t.Fatal("server started on an unfinished import")
 	}
 	if !strings.Contains(err.Error(), "unfinished") || !strings.Contains(err.Error(), cmd) {
