@@ -63,9 +63,9 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		return err
 	}
 	defer ad.Close()
-	a := ad.App
+	a, op := ad.App, app.Operator()
 	user := func(ref string) (chat.ID, error) {
-		u, err := a.AdminFetchUser(ctx, nil, chat.ID(ref))
+		u, err := a.AdminFetchUser(ctx, op, chat.ID(ref))
 		if err != nil {
 			return "", fmt.Errorf("user %q: %w", ref, err)
 		}
@@ -80,7 +80,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 	}
 	switch cmd {
 	case "stats":
-		s, err := a.AdminStats(ctx, nil)
+		s, err := a.AdminStats(ctx, op)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		fmt.Fprintln(tw, "ID\tUSERNAME\tEMAIL\tFLAGS\tSTATE")
 		var after chat.ID
 		for {
-			us, err := a.AdminUsers(ctx, nil, q, after, 500)
+			us, err := a.AdminUsers(ctx, op, q, after, 500)
 			if err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err := need(1); err != nil {
 			return err
 		}
-		u, err := a.AdminFetchUser(ctx, nil, chat.ID(args[0]))
+		u, err := a.AdminFetchUser(ctx, op, chat.ID(args[0]))
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err != nil {
 			return err
 		}
-		if err := a.AdminSetDisabled(ctx, nil, id, cmd == "disable"); err != nil {
+		if err := a.AdminSetDisabled(ctx, op, id, cmd == "disable"); err != nil {
 			return err
 		}
 		return done("%sd %s", cmd, id)
@@ -139,7 +139,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err != nil {
 			return err
 		}
-		if err := a.AdminWipeUser(ctx, nil, id, args[1]); err != nil {
+		if err := a.AdminWipeUser(ctx, op, id, args[1]); err != nil {
 			return err
 		}
 		return done("wiped %s (%s)", id, args[1])
@@ -160,7 +160,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if cmd == "flags" {
 			edit = app.AdminUserEdit{Flags: &v}
 		}
-		if _, err := a.AdminEditUser(ctx, nil, id, edit); err != nil {
+		if _, err := a.AdminEditUser(ctx, op, id, edit); err != nil {
 			return err
 		}
 		return done("%s of %s set to %d", cmd, id, v)
@@ -173,7 +173,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 			return err
 		}
 		yes := cmd == "grant-privileged"
-		if _, err := a.AdminEditUser(ctx, nil, id, app.AdminUserEdit{Privileged: &yes}); err != nil {
+		if _, err := a.AdminEditUser(ctx, op, id, app.AdminUserEdit{Privileged: &yes}); err != nil {
 			return err
 		}
 		return done("%s is privileged: %v", id, yes)
@@ -201,7 +201,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 				return errors.New("admin reset-password: no password on stdin")
 			}
 		}
-		link, err := a.AdminResetPassword(ctx, id, password)
+		link, err := a.AdminResetPassword(ctx, op, id, password)
 		if err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if len(args) == 1 {
 			q.Status = args[0]
 		}
-		rs, err := a.AdminReports(ctx, nil, q)
+		rs, err := a.AdminReports(ctx, op, q)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err := need(1); err != nil {
 			return err
 		}
-		r, err := a.AdminFetchReport(ctx, nil, chat.ID(args[0]))
+		r, err := a.AdminFetchReport(ctx, op, chat.ID(args[0]))
 		if err != nil {
 			return err
 		}
@@ -253,7 +253,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if *reject {
 			d.Status = chat.ReportRejected
 		}
-		r, err := a.AdminResolveReport(ctx, nil, chat.ID(fs.Arg(0)), d)
+		r, err := a.AdminResolveReport(ctx, op, chat.ID(fs.Arg(0)), d)
 		if err != nil {
 			return err
 		}
@@ -262,7 +262,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if len(args) != 1 && len(args) != 2 {
 			return need(1)
 		}
-		x, err := a.ExportUser(ctx, args[0])
+		x, err := a.ExportUser(ctx, op, args[0])
 		if err != nil {
 			return fmt.Errorf("user %q: %w", args[0], err)
 		}

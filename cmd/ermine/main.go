@@ -198,7 +198,7 @@ func invite(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 	defer st.Close()
 	a := app.New(app.Deps{Store: st})
 	if args[0] == "create" {
-		invs, err := a.CreateRegistrationInvites(ctx, n)
+		invs, err := a.CreateRegistrationInvites(ctx, app.Operator(), n)
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func invite(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 		}
 		return nil
 	}
-	invs, err := a.RegistrationInvites(ctx)
+	invs, err := a.RegistrationInvites(ctx, app.Operator())
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 // routesAccounts registers the account, session, MFA, onboarding and
 // settings-sync routes.
-func (a *API) routesAccounts(mux *http.ServeMux) {
+func (a *API) routesAccounts(mux router) {
 	// Account
 	mux.Handle("POST /auth/account/create", a.public(a.createAccount))
 	mux.Handle("POST /auth/account/reverify", a.public(a.resendVerification))

@@ -11,7 +11,7 @@ import (
 // routesAdmin registers the platform administration API. It is not part
 // of the contract: every route answers only privileged users (others get
 // NotPrivileged, 403). The README lists the routes.
-func (a *API) routesAdmin(mux *http.ServeMux) {
+func (a *API) routesAdmin(mux router) {
 	mux.Handle("GET /admin/stats", a.user(a.adminStats))
 	mux.Handle("GET /admin/users", a.user(a.adminUsers))
 	mux.Handle("GET /admin/users/{target}", a.user(a.adminFetchUser))

@@ -8,7 +8,7 @@ import (
 )
 
 // routesBots registers the /bots routes.
-func (a *API) routesBots(mux *http.ServeMux) {
+func (a *API) routesBots(mux router) {
 	mux.Handle("POST /bots/create", a.user(a.createBot))
 	mux.Handle("GET /bots/@me", a.user(a.fetchOwnedBots))
 	mux.Handle("GET /bots/{target}", a.user(a.fetchBot))

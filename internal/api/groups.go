@@ -10,7 +10,7 @@ import (
 // routesGroups registers the group routes of /channels: creating a group
 // and managing its members. Fetching, editing and leaving any channel,
 // groups included, are in the channel routes.
-func (a *API) routesGroups(mux *http.ServeMux) {
+func (a *API) routesGroups(mux router) {
 	mux.Handle("POST /channels/create", a.user(a.createGroup))
 	mux.Handle("GET /channels/{target}/members", a.user(a.fetchGroupMembers))
 	mux.Handle("PUT /channels/{target}/recipients/{member}", a.user(a.addMember))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ermine/internal/apitest"
+	"ermine/internal/app"
 	"ermine/internal/auth"
 	"ermine/internal/chat"
 	"ermine/internal/config"
@@ -427,7 +428,7 @@ func TestRegistrationGates(t *testing.T) {
 		if v := h.Get("/", "").Map(t)["features"].(map[string]any)["invite_only"]; v != true {
 			t.Errorf("features.invite_only = %v", v)
 		}
-		invs, err := h.Server.App.CreateRegistrationInvites(context.Background(), 1)
+		invs, err := h.Server.App.CreateRegistrationInvites(context.Background(), app.Operator(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 
 // routesMessages registers messages and what hangs off them: reactions,
 // pins, search, acks, unreads and the policy acknowledgement.
-func (a *API) routesMessages(mux *http.ServeMux) {
+func (a *API) routesMessages(mux router) {
 	mux.Handle("POST /channels/{target}/messages", a.user(a.sendMessage))
 	mux.Handle("GET /channels/{target}/messages", a.user(a.queryMessages))
 	mux.Handle("DELETE /channels/{target}/messages/bulk", a.moderation(a.bulkDeleteMessages))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"ermine/internal/api"
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
@@ -165,22 +166,41 @@ func TestSafetyReportRateLimit(t *testing.T) {
 	}
 }
 
+// TestAdminRoutesNeedPrivilege asks every route of the route table under
+// /admin, as the table lists them, so a new admin route that forgets the
+// check fails here without anyone adding it to a list.
 func TestAdminRoutesNeedPrivilege(t *testing.T) {
 	t.Parallel()
 	h := apitest.Start(t, apitest.NoRateLimits)
 	plain, target := h.NewUser("Plain"), h.NewUser("Target")
 	_, botToken := newBotUser(t, h, plain, "adminbot")
-	routes := []struct{ method, path string }{
-		{"GET", "/admin/stats"},
-		{"GET", "/admin/users"},
-		{"GET", "/admin/users/" + string(target.ID)},
-		{"PATCH", "/admin/users/" + string(target.ID)},
-		{"POST", "/admin/users/" + string(target.ID) + "/disable"},
-		{"POST", "/admin/users/" + string(target.ID) + "/enable"},
-		{"POST", "/admin/users/" + string(target.ID) + "/wipe"},
-		{"GET", "/admin/reports"},
-		{"GET", "/admin/reports/" + string(chat.NewID())},
-		{"POST", "/admin/reports/" + string(chat.NewID()) + "/resolve"},
+	type route struct{ method, path string }
+	var routes []route
+	for _, p := range api.RoutePatterns() {
+		method, path, ok := strings.Cut(p, " ")
+		if !ok || !strings.HasPrefix(path, "/admin") {
+			continue
+		}
+		// Every wildcard gets an id: the target user's where it names a
+		// user, a fresh one elsewhere (the check comes before the lookup).
+		segs := strings.Split(path, "/")
+		for i, seg := range segs {
+			if !strings.HasPrefix(seg, "{") {
+				continue
+			}
+			switch seg {
+			case "{$}":
+				segs[i] = ""
+			case "{target}", "{user}":
+				segs[i] = string(target.ID)
+			default:
+				segs[i] = string(chat.NewID())
+			}
+		}
+		routes = append(routes, route{method, strings.Join(segs, "/")})
+	}
+	if len(routes) < 10 {
+		t.Fatalf("only %d admin routes in the table: %v", len(routes), routes)
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {

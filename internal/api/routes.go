@@ -2,8 +2,14 @@ package api
 
 import "net/http"
 
+// router is where the route table is registered: the API's ServeMux,
+// or a test listing the patterns.
+type router interface {
+	Handle(pattern string, handler http.Handler)
+}
+
 // routes is the route table, grouped like the contract's tags.
-func (a *API) routes(mux *http.ServeMux) {
+func (a *API) routes(mux router) {
 	// Core
 	mux.Handle("GET /{$}", a.public(a.rootRoot))
 	mux.Handle("GET /healthz", a.public(a.healthz))

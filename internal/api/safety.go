@@ -8,7 +8,7 @@ import (
 )
 
 // routesSafety registers Web Push subscriptions and safety reports.
-func (a *API) routesSafety(mux *http.ServeMux) {
+func (a *API) routesSafety(mux router) {
 	mux.Handle("POST /push/subscribe", a.user(a.pushSubscribe))
 	mux.Handle("POST /push/unsubscribe", a.user(a.pushUnsubscribe))
 	mux.Handle("POST /safety/report", a.user(a.reportContent))

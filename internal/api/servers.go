@@ -12,7 +12,7 @@ import (
 // routesServers registers the routes of servers and everything in them:
 // servers, their channels, roles, members, bans, invites and emoji, and
 // the channel routes shared by every channel type.
-func (a *API) routesServers(mux *http.ServeMux) {
+func (a *API) routesServers(mux router) {
 	// Servers
 	mux.Handle("POST /servers/create", a.user(a.createServer))
 	mux.Handle("GET /servers/{target}", a.user(a.fetchServer))

@@ -9,7 +9,7 @@ import (
 
 // routesUsers registers the /users routes: users, relationships and
 // direct messages.
-func (a *API) routesUsers(mux *http.ServeMux) {
+func (a *API) routesUsers(mux router) {
 	mux.Handle("GET /users/@me", a.user(a.fetchSelf))
 	mux.Handle("GET /users/{target}", a.user(a.fetchUser))
 	mux.Handle("PATCH /users/{target}", a.user(a.editUser))

@@ -14,7 +14,7 @@ import (
 // webhook.urls points here).
 const VoiceWebhookPath = "/voice/livekit"
 
-func (a *API) routesVoice(mux *http.ServeMux) {
+func (a *API) routesVoice(mux router) {
 	mux.Handle("POST /channels/{target}/join_call", a.user(a.joinCall))
 	mux.Handle("PUT /channels/{target}/end_ring/{user}", a.user(a.endRing))
 	mux.Handle("POST "+VoiceWebhookPath, a.public(a.voiceWebhook))

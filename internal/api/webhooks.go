@@ -19,7 +19,7 @@ const githubBodyLimit = 5 << 20
 
 // routesWebhooks registers the webhook routes: managing them with a
 // session, and the token routes through which a webhook posts.
-func (a *API) routesWebhooks(mux *http.ServeMux) {
+func (a *API) routesWebhooks(mux router) {
 	mux.Handle("POST /channels/{target}/webhooks", a.moderation(a.createWebhook))
 	mux.Handle("GET /channels/{target}/webhooks", a.user(a.fetchChannelWebhooks))
 	mux.Handle("GET /webhooks/{webhook}", a.user(a.fetchWebhook))

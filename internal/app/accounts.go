@@ -663,8 +663,11 @@ func (a *App) publishSessionsDeleted(ctx context.Context, user chat.ID, except *
 }
 
 // CreateRegistrationInvites makes n new registration invite codes (for
-// the admin command; invite-only instances need one per account).
-func (a *App) CreateRegistrationInvites(ctx context.Context, n int) ([]*chat.RegistrationInvite, error) {
+// the operator; invite-only instances need one per account).
+func (a *App) CreateRegistrationInvites(ctx context.Context, c *Caller, n int) ([]*chat.RegistrationInvite, error) {
+	if err := requireAdmin(c); err != nil {
+		return nil, err
+	}
 	if n < 1 || n > 1000 {
 		return nil, fmt.Errorf("create invites: count %d is not between 1 and 1000", n)
 	}
@@ -686,7 +689,11 @@ func (a *App) CreateRegistrationInvites(ctx context.Context, n int) ([]*chat.Reg
 }
 
 // RegistrationInvites lists every registration invite code, oldest first.
-func (a *App) RegistrationInvites(ctx context.Context) ([]*chat.RegistrationInvite, error) {
+// Only the operator and privileged users may see them.
+func (a *App) RegistrationInvites(ctx context.Context, c *Caller) ([]*chat.RegistrationInvite, error) {
+	if err := requireAdmin(c); err != nil {
+		return nil, err
+	}
 	invs, err := a.store.FetchRegistrationInvites(ctx)
 	return invs, dbError("fetch invites", err)
 }

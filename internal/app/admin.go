@@ -15,12 +15,16 @@ import (
 
 // Running the platform: the use cases of the admin API and of the
 // `ermine admin` command. Every Admin… method takes the caller and
-// refuses anyone but a privileged user with NotPrivileged; a nil caller
-// is the operator at the command line, who may do everything.
+// refuses anyone but a privileged user or the operator at the command
+// line (Operator) with NotPrivileged. A nil caller (an anonymous request)
+// is refused like anyone else.
 
 // requireAdmin refuses callers who may not run the platform.
 func requireAdmin(c *Caller) error {
 	if c == nil {
+		return chat.ErrNotPrivileged
+	}
+	if c.operator {
 		return nil
 	}
 	if c.IsBot() || c.User == nil || !c.User.Privileged {
@@ -143,7 +147,7 @@ func (a *App) AdminSetDisabled(ctx context.Context, c *Caller, id chat.ID, disab
 	if err := requireAdmin(c); err != nil {
 		return err
 	}
-	if c != nil && c.ID() == id && disabled {
+	if !c.operator && c.ID() == id && disabled {
 		return chat.ErrInvalidOperation
 	}
 	var ended bool
@@ -191,7 +195,7 @@ func (a *App) AdminEditUser(ctx context.Context, c *Caller, id chat.ID, d AdminU
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
-	if d.Privileged != nil && c != nil && c.ID() == id && !*d.Privileged {
+	if d.Privileged != nil && !c.operator && c.ID() == id && !*d.Privileged {
 		return nil, chat.ErrInvalidOperation // keep someone able to undo it
 	}
 	var u *chat.User
@@ -256,7 +260,7 @@ func (a *App) AdminWipeUser(ctx context.Context, c *Caller, id chat.ID, mode str
 	default:
 		return chat.ErrFailedValidation(`mode: want "ban" or "delete"`)
 	}
-	if c != nil && c.ID() == id {
+	if !c.operator && c.ID() == id {
 		return chat.ErrInvalidOperation
 	}
 	u, err := a.store.FetchUser(ctx, id)
@@ -489,7 +493,7 @@ func (a *App) AdminResolveReport(ctx context.Context, c *Caller, id chat.ID, d R
 	}
 	now := chat.TimeOf(a.now())
 	r.Status, r.Note, r.Action, r.ClosedAt = d.Status, d.Note, d.Action, &now
-	if c != nil {
+	if !c.operator {
 		by := c.ID()
 		r.ClosedBy = &by
 	}
@@ -610,7 +614,10 @@ var errGone = errors.New("already gone")
 // AdminResetPassword resets a user's password for the operator: with a
 // password, it is set at once (and every session ends); without, a
 // one-hour reset link is made and returned.
-func (a *App) AdminResetPassword(ctx context.Context, id chat.ID, password string) (string, error) {
+func (a *App) AdminResetPassword(ctx context.Context, c *Caller, id chat.ID, password string) (string, error) {
+	if err := requireAdmin(c); err != nil {
+		return "", err
+	}
 	tok := &chat.AccountToken{Token: auth.NewEmailToken(), Expiry: a.timeAfter(resetTTL)}
 	var hash string
 	if password != "" {

@@ -61,7 +61,10 @@ const exportPage = 1000
 
 // ExportUser gathers everything stored about a user (id or
 // "name#discriminator"), for the operator's `ermine admin export`.
-func (a *App) ExportUser(ctx context.Context, ref string) (*UserExport, error) {
+func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExport, error) {
+	if err := requireAdmin(c); err != nil {
+		return nil, err
+	}
 	u, err := a.resolveUser(ctx, ref)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,21 @@ type Caller struct {
 	// AuditReason is the reason the request gives for a moderation
 	// action (X-Audit-Log-Reason); audit log entries carry it.
 	AuditReason *string
+
+	// operator marks the Caller that Operator returns; no other package
+	// can set it, so no request can become the operator.
+	operator bool
 }
+
+// Operator returns the caller of the command line (`ermine admin`,
+// `ermine invite`): the operator of the instance, whom every Admin…
+// use case obeys. It has no user: it is not someone on the platform,
+// and what it does is recorded without an author. Transports never
+// hand it out; a nil Caller is never the operator (see requireAdmin).
+func Operator() *Caller { return &Caller{operator: true} }
+
+// IsOperator reports whether c is the operator of Operator.
+func (c *Caller) IsOperator() bool { return c != nil && c.operator }
 
 // ID returns the caller's user id.
 func (c *Caller) ID() chat.ID { return c.User.ID }
