@@ -164,6 +164,16 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 			return err
 		}
 		return done("%s of %s set to %d", cmd, id, v)
+	case "claim":
+		if err := need(2); err != nil {
+			return err
+		}
+		res, err := a.AdminClaimUser(ctx, nil, args[0], args[1])
+		if err != nil {
+			return fmt.Errorf("admin claim: %s", describe(err))
+		}
+		return done("%s now holds what %s had: %d messages, %d reactions, %d mentions, %d servers",
+			res.Real, res.Imported, res.Messages, res.Reactions, res.Mentions, res.Memberships)
 	case "grant-privileged", "revoke-privileged":
 		if err := need(1); err != nil {
 			return err
@@ -330,4 +340,15 @@ func vapid(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "[push]\nvapid_public_key = %q\nvapid_private_key = %q\n", k.Public, k.Private)
 	return nil
+}
+
+// describe spells out an error for the command line: a client error's
+// fields (the reason of a FailedValidation) along with its type.
+func describe(err error) string {
+	var ce *chat.Error
+	if errors.As(err, &ce) && len(ce.Fields) > 0 {
+		b, _ := json.Marshal(ce.Fields)
+		return err.Error() + " " + string(b)
+	}
+	return err.Error()
 }

@@ -56,6 +56,11 @@ const (
 	UserFlagDeleted   = 2
 	UserFlagBanned    = 4
 	UserFlagSpam      = 8 // flagged and removed as spam (seed part 2)
+	// UserFlagImported marks an author an import brought in (ermine
+	// import discord) who has no account and cannot log in; `ermine admin
+	// claim` hands their messages to a real account. Ermine's own bit,
+	// far above the reference's.
+	UserFlagImported = 1 << 16
 )
 
 // User is a user or bot account's public face.

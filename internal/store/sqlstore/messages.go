@@ -147,8 +147,8 @@ func (s *DB) UpdateMessage(ctx context.Context, m *chat.Message) error {
 	if err != nil {
 		return err
 	}
-	return s.execOne(ctx, `UPDATE messages SET content = ?, pinned = ?, data = ? WHERE id = ?`,
-		content(m), pinnedFlag(m), data, m.ID)
+	return s.execOne(ctx, `UPDATE messages SET author_id = ?, content = ?, pinned = ?, data = ? WHERE id = ?`,
+		m.Author, content(m), pinnedFlag(m), data, m.ID)
 }
 
 // DeleteMessage removes a message.

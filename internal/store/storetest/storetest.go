@@ -782,10 +782,14 @@ func testMessages(t *testing.T, s store.Store) {
 	m.Content = ptr("edited")
 	m.Pinned = ptr(true)
 	m.Edited = ptr(chat.Now())
+	m.Author = chat.NewID() // a claim hands a message to another author
 	must(t, s.UpdateMessage(c, m))
 	got, err = s.FetchMessage(c, ids[0])
 	must(t, err)
 	same(t, got, m)
+	byAuthor, err := s.FetchMessagesByAuthor(c, m.Author, "", 10)
+	must(t, err)
+	same(t, len(byAuthor), 1)
 
 	must(t, s.DeleteMessage(c, ids[9]))
 	wantErr(t, s.DeleteMessage(c, ids[9]), store.ErrNotFound)
