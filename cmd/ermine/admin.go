@@ -168,7 +168,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err := need(2); err != nil {
 			return err
 		}
-		res, err := a.AdminClaimUser(ctx, nil, args[0], args[1])
+		res, err := a.AdminClaimUser(ctx, op, args[0], args[1])
 		if err != nil {
 			return fmt.Errorf("admin claim: %s", describe(err))
 		}
