@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -130,4 +131,21 @@ func massMentionAt(content string, i int) (string, bool) {
 
 func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// contentEmojis lists the custom emoji ids content uses (:ULID:), each
+// once, in order of first appearance.
+func contentEmojis(content string) []chat.ID {
+	const size = 1 + 26 + 1
+	var out []chat.ID
+	for i := 0; i+size <= len(content); i++ {
+		if content[i] != ':' || content[i+size-1] != ':' {
+			continue
+		}
+		id := chat.ID(content[i+1 : i+size-1])
+		if id.Valid() && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

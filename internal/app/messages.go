@@ -250,6 +250,20 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		}
 		m.Interactions = data.Interactions
 	}
+	if from.user != nil { // webhooks may use any emoji, as in the reference
+		var used []chat.ID
+		if content != nil {
+			used = contentEmojis(*content)
+		}
+		if m.Interactions != nil {
+			for _, e := range m.Interactions.Reactions {
+				used = append(used, chat.ID(e))
+			}
+		}
+		if err := a.checkExternalEmojis(ctx, acc, used); err != nil {
+			return nil, err
+		}
+	}
 
 	// Accounts younger than mentionAge mention nobody through replies or
 	// flags in discoverable servers, which are open to anyone.
@@ -669,6 +683,11 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 	}
 	if data.Embeds != nil && len(*data.Embeds) > 0 {
 		if err := perm.Require(acc.perms, perm.SendEmbeds); err != nil {
+			return nil, err
+		}
+	}
+	if data.Content != nil {
+		if err := a.checkExternalEmojis(ctx, acc, contentEmojis(*data.Content)); err != nil {
 			return nil, err
 		}
 	}

@@ -30,6 +30,34 @@ func (a *App) checkEmoji(ctx context.Context, e string) error {
 	return chat.ErrInvalidOperation
 }
 
+// checkExternalEmojis requires UseExternalEmojis when a message or
+// reaction in a server channel uses a custom emoji of another server (as
+// the reference's branch feat/block-emojis does for messages; Ermine
+// holds reactions to it too). Detached emoji, Unicode emoji, unknown ids
+// and channels outside servers need nothing; the emoji are looked up
+// only when the flag is missing.
+func (a *App) checkExternalEmojis(ctx context.Context, acc *channelAccess, ids []chat.ID) error {
+	if acc.server == nil || acc.perms.Has(perm.UseExternalEmojis) {
+		return nil
+	}
+	for _, id := range ids {
+		if !id.Valid() {
+			continue
+		}
+		e, err := a.store.FetchEmoji(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return dbError("fetch emoji", err)
+		}
+		if e.Parent.Type == "Server" && e.Parent.ID != acc.server.ID {
+			return perm.Require(acc.perms, perm.UseExternalEmojis)
+		}
+	}
+	return nil
+}
+
 // ReactMessage adds the caller's reaction to a message
 // (PUT /channels/{target}/messages/{msg}/reactions/{emoji}); it needs
 // React. A message holds at most MessageReactions distinct emoji, and
@@ -44,6 +72,9 @@ func (a *App) ReactMessage(ctx context.Context, c *Caller, channel, id chat.ID, 
 		return err
 	}
 	if err := a.checkEmoji(ctx, e); err != nil {
+		return err
+	}
+	if err := a.checkExternalEmojis(ctx, acc, []chat.ID{chat.ID(e)}); err != nil {
 		return err
 	}
 	err = a.store.InTx(ctx, func(tx store.Store) error {

@@ -13,9 +13,9 @@ import (
 type Set uint64
 
 // Server and channel permission flags. Each is 1 shifted left by the bit
-// the interface contract gives it, or for Listen, BypassSlowmode and
-// ViewAuditLogs the bit later reference versions gave it; bits 5 and
-// 14–19 are unused.
+// the interface contract gives it, or for Listen, BypassSlowmode,
+// ViewAuditLogs and UseExternalEmojis the bit later reference versions
+// gave it; bits 5 and 14–19 are unused.
 const (
 	ManageChannel       Set = 1 << 0  // manage the channel or the server's channels
 	ManageServer        Set = 1 << 1  // manage the server
@@ -51,6 +51,7 @@ const (
 	MentionRoles        Set = 1 << 38 // mention roles
 	BypassSlowmode      Set = 1 << 39 // send without waiting out a channel's slowmode (reference 0.12.0)
 	ViewAuditLogs       Set = 1 << 40 // read the server's audit log (reference 0.14.0)
+	UseExternalEmojis   Set = 1 << 41 // use another server's custom emoji in messages and reactions (reference branch feat/block-emojis)
 )
 
 // Composite sets.
@@ -75,7 +76,10 @@ const (
 	DefaultGroup = DefaultDirectMessage | Masquerade
 
 	// DefaultServer is the default_permissions of a new server.
-	DefaultServer = Default | React | ChangeNickname | ChangeAvatar
+	// UseExternalEmojis is in it as in the reference's branch that adds
+	// the flag (feat/block-emojis), which also grants it to every server
+	// that exists (migration 0012 does the same here).
+	DefaultServer = Default | React | ChangeNickname | ChangeAvatar | UseExternalEmojis
 
 	// DefaultWebhook is what a new webhook may do.
 	DefaultWebhook = SendMessage | SendEmbeds | Masquerade | React
@@ -123,6 +127,7 @@ var flagNames = [...]struct {
 	{MentionRoles, "MentionRoles"},
 	{BypassSlowmode, "BypassSlowmode"},
 	{ViewAuditLogs, "ViewAuditLogs"},
+	{UseExternalEmojis, "UseExternalEmojis"},
 }
 
 // Has reports whether s holds every flag of want.

@@ -10,7 +10,7 @@ import (
 
 func TestFlagBits(t *testing.T) {
 	// The seed's table and behaviour.md §3.1: name → bit, 31 flags.
-	const flags = 34
+	const flags = 35
 	want := map[string]uint{
 		"ManageChannel": 0, "ManageServer": 1, "ManagePermissions": 2, "ManageRole": 3,
 		"ManageCustomisation": 4, "KickMembers": 6, "BanMembers": 7, "TimeoutMembers": 8,
@@ -20,6 +20,7 @@ func TestFlagBits(t *testing.T) {
 		"UploadFiles": 27, "Masquerade": 28, "React": 29, "Connect": 30, "Speak": 31,
 		"Video": 32, "MuteMembers": 33, "DeafenMembers": 34, "MoveMembers": 35,
 		"Listen": 36, "MentionEveryone": 37, "MentionRoles": 38, "BypassSlowmode": 39, "ViewAuditLogs": 40,
+		"UseExternalEmojis": 41,
 	}
 	if len(flagNames) != flags || len(want) != flags {
 		t.Fatalf("%d named flags, want %d", len(flagNames), len(want))
@@ -51,7 +52,7 @@ func TestFlagBits(t *testing.T) {
 		"Masquerade": Masquerade, "React": React, "Connect": Connect, "Speak": Speak, "Video": Video,
 		"MuteMembers": MuteMembers, "DeafenMembers": DeafenMembers, "MoveMembers": MoveMembers,
 		"MentionEveryone": MentionEveryone, "MentionRoles": MentionRoles, "Listen": Listen,
-		"BypassSlowmode": BypassSlowmode, "ViewAuditLogs": ViewAuditLogs,
+		"BypassSlowmode": BypassSlowmode, "ViewAuditLogs": ViewAuditLogs, "UseExternalEmojis": UseExternalEmojis,
 	}
 	for name, bit := range want {
 		if got := consts[name]; got != 1<<bit {
@@ -74,7 +75,7 @@ func TestConstants(t *testing.T) {
 		{"Default", Default, 3463446528 + 1<<32 + 1<<36},
 		{"DefaultDirectMessage", DefaultDirectMessage, 4000317441 + 1<<32 + 1<<36},
 		{"DefaultGroup", DefaultGroup, 4000317441 + 1<<32 + 1<<36 + 1<<28},
-		{"DefaultServer", DefaultServer, 4000322560 + 1<<32 + 1<<36},
+		{"DefaultServer", DefaultServer, 4000322560 + 1<<32 + 1<<36 + 1<<41}, // UseExternalEmojis: feat/block-emojis
 		{"DefaultWebhook", DefaultWebhook, 876609536},
 		{"AllowedInTimeout", AllowedInTimeout, 3145728},
 	}
@@ -138,8 +139,8 @@ func TestNames(t *testing.T) {
 		{MentionRoles, []string{"MentionRoles"}, "MentionRoles", "MentionRoles"},
 		{ViewOnly, []string{"ViewChannel", "ReadMessageHistory"},
 			"ViewChannel|ReadMessageHistory", "ViewChannel|ReadMessageHistory"},
-		{ManageChannel | 1<<5 | 1<<41, []string{"ManageChannel"}, "ManageChannel|0x20000000020", "ManageChannel|0x20000000020"},
-		{1 << 41, nil, "0x20000000000", "0x20000000000"},
+		{ManageChannel | 1<<5 | 1<<42, []string{"ManageChannel"}, "ManageChannel|0x40000000020", "ManageChannel|0x40000000020"},
+		{1 << 42, nil, "0x40000000000", "0x40000000000"},
 		{Listen | ViewAuditLogs, []string{"Listen", "ViewAuditLogs"}, "Listen|ViewAuditLogs", "Listen|ViewAuditLogs"},
 	}
 	for _, tt := range tests {
