@@ -45,6 +45,10 @@ type Options struct {
 	Batch int
 	// TempDir holds file bytes while they are hashed (os.TempDir when empty).
 	TempDir string
+	// Into lets the import write into an instance that holds data already
+	// (a Discord import adds one server to a living instance); without it
+	// Begin refuses a target that is not empty.
+	Into bool
 }
 
 // Pipeline writes one import into a store and a blob store.
@@ -87,7 +91,7 @@ func Begin(ctx context.Context, st store.Store, blobs blob.Store, opt Options) (
 	if err != nil {
 		return nil, fmt.Errorf("count objects: %w", err)
 	}
-	if n.Users > 0 || n.Accounts > 0 || n.Servers > 0 || n.Channels > 0 || n.Messages > 0 {
+	if !opt.Into && n.Users > 0 || n.Accounts > 0 || n.Servers > 0 || n.Channels > 0 || n.Messages > 0 {
 		return nil, fmt.Errorf("%w: it holds %d accounts, %d users, %d servers, %d channels and %d messages; import into a new instance (an empty --data directory or database)",
 			ErrNotEmpty, n.Accounts, n.Users, n.Servers, n.Channels, n.Messages)
 	}
@@ -154,6 +158,14 @@ func (p *Pipeline) Collection(name string, total int64) *Writer {
 // BlobKey is where the bytes with SHA-256 hash (hex) live in blob
 // storage: the key the file server reads originals from.
 func BlobKey(hash string) string { return "originals/" + hash[:2] + "/" + hash }
+
+// PutFile copies bytes into blob storage, deduplicated like File's, and
+// returns their hash and size, without a file record: for a reader that
+// meets a file's bytes before the record naming them (the bulk format's
+// archive holds each file's bytes ahead of its record).
+func (p *Pipeline) PutFile(ctx context.Context, known string, open func() (io.ReadCloser, error)) (string, int64, error) {
+	return p.putFile(ctx, known, open)
+}
 
 // putFile copies a file's bytes into blob storage unless bytes with the
 // same hash are there, and returns their hash and size. The bytes pass

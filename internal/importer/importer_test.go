@@ -199,6 +199,40 @@ func TestNonEmptyTarget(t *testing.T) {
 	if _, err := st.FetchImport(ctx); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("refused import left a marker: %v", err)
 	}
+	// Into: an import that adds to a living instance (Discord's).
+	p, err := importer.Begin(ctx, st, blobs, importer.Options{Source: "test", Into: true})
+	if err != nil {
+		t.Fatalf("Begin with Into on a non-empty target = %v", err)
+	}
+	if _, err := p.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPutFile stores bytes met before their record; File then finds them
+// by hash without reading them again.
+func TestPutFile(t *testing.T) {
+	ctx := t.Context()
+	st, blobs := open(t)
+	p, err := importer.Begin(ctx, st, blobs, importer.Options{Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, size, err := p.PutFile(ctx, "", func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("early bytes")), nil })
+	if err != nil || size != 11 {
+		t.Fatalf("PutFile = %s, %d, %v", hash, size, err)
+	}
+	if ok, _ := blobs.Exists(ctx, importer.BlobKey(hash)); !ok {
+		t.Fatal("PutFile stored nothing")
+	}
+	w := p.Collection("files", 1)
+	rec := &chat.FileRecord{File: chat.File{ID: "f1", Tag: chat.TagAttachments, Filename: "a.txt"}, Hash: hash, UploaderID: "u", UploadedAt: chat.Now()}
+	if err := w.File(ctx, rec, func() (io.ReadCloser, error) { return nil, errors.New("read again") }); err != nil {
+		t.Fatalf("File with a stored hash read the bytes again: %v", err)
+	}
+	if rec.Size != 11 {
+		t.Errorf("size = %d", rec.Size)
+	}
 }
 
 // TestErrorNamesDocument checks a failure that is not a duplicate names

@@ -115,7 +115,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		limiter = state.Limiter
 	}
 
-	blobs, err := openBlobs(ctx, cfg)
+	blobs, err := OpenBlobs(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -423,9 +423,9 @@ func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slo
 	return state, nil
 }
 
-// openBlobs opens the store for uploads: a directory under the data
+// OpenBlobs opens the store for uploads: a directory under the data
 // directory, or an S3 bucket.
-func openBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
+func OpenBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
 	if cfg.Files.Backend == config.FilesS3 {
 		c := cfg.Files.S3
 		return s3.Open(ctx, s3.Config{Endpoint: c.Endpoint, Bucket: c.Bucket, AccessKey: c.AccessKey,
