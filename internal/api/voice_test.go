@@ -601,3 +601,36 @@ func TestVoiceOnTextChannels(t *testing.T) {
 		t.Errorf("participants after server delete = %v %v", ps, err)
 	}
 }
+
+// The official clients always ask for the node named "worldwide": on an
+// instance whose nodes are named otherwise it means the default (first)
+// node, and a node of that name is taken when there is one.
+func TestJoinCallWorldwide(t *testing.T) {
+	lk := newFakeLiveKit(t)
+	e := &env{h: apitest.Start(t, lk.option())}
+	owner := e.h.NewUser("official")
+	sid, _ := e.server(t, owner, "Official")
+	vc := e.voiceChannel(t, owner, sid, 0)
+	var tok chat.VoiceToken
+	e.call(t, owner, http.MethodPost, "/channels/"+vc+"/join_call", map[string]any{"node": "worldwide"}, http.StatusOK).JSON(t, &tok)
+	if tok.URL != "ws://eu.voice.test" {
+		t.Errorf("worldwide on nodes eu, us went to %q, want the first node", tok.URL)
+	}
+	if rooms := lk.take("CreateRoom"); len(rooms) != 1 || rooms[0]["name"] != vc {
+		t.Errorf("CreateRoom = %v", rooms)
+	}
+	// Only that name: another unknown one is still refused.
+	e.fail(t, owner, http.MethodPost, "/channels/"+e.voiceChannel(t, owner, sid, 0)+"/join_call",
+		map[string]any{"node": "worldwid"}, http.StatusBadRequest, "UnknownNode")
+
+	named := &env{h: apitest.Start(t, lk.option(), func(c *config.Config) {
+		c.Voice.Nodes[1].Name = app.DefaultVoiceNode
+	})}
+	owner = named.h.NewUser("official")
+	sid, _ = named.server(t, owner, "Official")
+	vc = named.voiceChannel(t, owner, sid, 0)
+	named.call(t, owner, http.MethodPost, "/channels/"+vc+"/join_call", map[string]any{"node": "worldwide"}, http.StatusOK).JSON(t, &tok)
+	if tok.URL != "ws://us.voice.test" {
+		t.Errorf("worldwide with a node of that name went to %q", tok.URL)
+	}
+}

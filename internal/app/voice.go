@@ -23,6 +23,11 @@ const (
 
 const sysCallStarted = "call_started"
 
+// DefaultVoiceNode is the node name the official clients always ask for
+// (the reference's self-hosted set-up names its node so): on an instance
+// without a node of that name, it means the default (first) node.
+const DefaultVoiceNode = "worldwide"
+
 // voiceCapable reports whether a channel carries calls: DMs and groups
 // always, server channels when they have voice information.
 func voiceCapable(ch *chat.Channel) bool {
@@ -99,7 +104,8 @@ func (a *App) createRoom(ctx context.Context, ch *chat.Channel, node string) err
 
 // JoinCall hands the caller a token for the call of a DM, a group or a
 // voice-enabled server channel (Connect), on the node the call lives on
-// or, for a new call, the node asked for (the first node by default).
+// or, for a new call, the node asked for (the first node by default, and
+// for "worldwide" when no node has that name).
 func (a *App) JoinCall(ctx context.Context, c *Caller, id chat.ID, data chat.JoinCall) (*chat.VoiceToken, error) {
 	if a.voice == nil || len(a.voice.Nodes()) == 0 {
 		return nil, chat.ErrLiveKitUnavailable
@@ -145,6 +151,9 @@ func (a *App) JoinCall(ctx context.Context, c *Caller, id chat.ID, data chat.Joi
 		node = a.voice.Nodes()[0].Name
 	}
 	n, ok := a.voice.Node(node)
+	if !ok && node == DefaultVoiceNode {
+		n, ok = a.voice.Nodes()[0], true
+	}
 	if !ok {
 		return nil, chat.ErrUnknownNode
 	}

@@ -104,3 +104,24 @@ func TestChecks(t *testing.T) {
 		t.Errorf("enum error = %v", err)
 	}
 }
+
+func TestCallStartedJSON(t *testing.T) {
+	at := TimeOf(time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC))
+	for _, c := range []struct {
+		sys  SystemMessage
+		want string
+	}{
+		{SystemMessage{Type: "call_started", By: "U1"}, `{"type":"call_started","by":"U1","finished_at":null}`},
+		{SystemMessage{Type: "call_started", By: "U1", FinishedAt: &at}, `{"type":"call_started","by":"U1","finished_at":"2026-11-26T03:00:00.000Z"}`},
+		{SystemMessage{Type: "user_joined", ID: "U1"}, `{"type":"user_joined","id":"U1"}`},
+	} {
+		b, err := json.Marshal(c.sys)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%+v = %s %v, want %s", c.sys, b, err, c.want)
+		}
+		var back SystemMessage
+		if err := json.Unmarshal(b, &back); err != nil || back.Type != c.sys.Type || (back.FinishedAt == nil) != (c.sys.FinishedAt == nil) {
+			t.Errorf("round trip of %s = %+v %v", b, back, err)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package chat
 
+import "encoding/json"
+
 // Message flags, as bit values of Message.Flags. The contract names them
 // by the numbers 1, 2 and 3; the original server read those as bit
 // positions on input and as values on output, so what a client sent was
@@ -24,6 +26,19 @@ type SystemMessage struct {
 	From       ID     `json:"from,omitempty"`
 	To         ID     `json:"to,omitempty"`
 	FinishedAt *Time  `json:"finished_at,omitempty"`
+}
+
+// MarshalJSON writes a call_started message as the reference does, with
+// finished_at null while the call goes on; other types omit it.
+func (s SystemMessage) MarshalJSON() ([]byte, error) {
+	type plain SystemMessage
+	if s.Type != "call_started" || s.FinishedAt != nil {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		plain
+		FinishedAt *Time `json:"finished_at"`
+	}{plain: plain(s)})
 }
 
 // MessageWebhook names the webhook that sent a message.
