@@ -26,6 +26,9 @@ type Options struct {
 	Registry prometheus.Registerer
 	// Root is what GET / tells clients about this instance.
 	Root Root
+	// APIURL is the public base of this API, which GET /.well-known/stoat
+	// names.
+	APIURL string
 	// BodyLimit caps JSON request bodies in bytes.
 	BodyLimit int64
 }
@@ -36,6 +39,7 @@ type API struct {
 	limiter ratelimit.Limiter
 	log     *slog.Logger
 	root    Root
+	apiURL  string
 	limit   int64
 	metrics *metrics
 	mux     *http.ServeMux
@@ -54,7 +58,7 @@ func New(o Options) *API {
 	if o.BodyLimit <= 0 {
 		o.BodyLimit = 1 << 20
 	}
-	a := &API{app: o.App, limiter: o.Limiter, log: o.Log, root: o.Root, limit: o.BodyLimit,
+	a := &API{app: o.App, limiter: o.Limiter, log: o.Log, root: o.Root, apiURL: o.APIURL, limit: o.BodyLimit,
 		metrics: newMetrics(o.Registry), mux: http.NewServeMux()}
 	a.routes(a.mux)
 	a.handler = a.middleware(http.HandlerFunc(a.dispatch))

@@ -9,7 +9,10 @@ import (
 // Root is what GET / tells clients about this instance (the contract's
 // RevoltConfig). Clients discover the events and upload addresses here.
 type Root struct {
-	Revolt   string    `json:"revolt"`
+	Revolt string `json:"revolt"`
+	// Stoat is Revolt under its 0.16.0 name; both are sent, since the
+	// Android app still requires revolt.
+	Stoat    string    `json:"stoat"`
 	Features Features  `json:"features"`
 	WS       string    `json:"ws"`
 	App      string    `json:"app"`
@@ -114,6 +117,20 @@ func (a *API) rootRoot(w http.ResponseWriter, _ *http.Request, _ *app.Caller) er
 		root.Features.LiveKit.Nodes = []VoiceNode{}
 	}
 	return respond(w, root)
+}
+
+// WellKnown is GET /.well-known/stoat: where this instance's API is, the
+// discovery document of the reference's self-hosted set-up that clients
+// with more than one instance read.
+type WellKnown struct {
+	API string `json:"api"`
+}
+
+// wellKnown handles GET /.well-known/stoat. Any site may read it (the
+// CORS middleware answers every origin).
+func (a *API) wellKnown(w http.ResponseWriter, _ *http.Request, _ *app.Caller) error {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	return respond(w, WellKnown{API: a.apiURL})
 }
 
 // healthz handles GET /healthz: 200 when the store answers.

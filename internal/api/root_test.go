@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"ermine/internal/apitest"
@@ -191,5 +192,41 @@ func TestAuthenticationErrors(t *testing.T) {
 	res := h.Get("/healthz", "not-a-real-token")
 	if res.Status != http.StatusOK {
 		t.Errorf("public route with a bad token = %d", res.Status)
+	}
+}
+
+// TestDiscovery covers what the official apps and the reference's
+// self-hosted set-up find an instance by: /.well-known/stoat, GET / with
+// both version names, the /0.8 base and the events socket at /ws.
+func TestDiscovery(t *testing.T) {
+	h := apitest.Start(t, func(c *config.Config) { c.Public.APIURL = "https://chat.example.com/api" })
+	res := h.Do(apitest.Request{Method: http.MethodGet, Path: "/.well-known/stoat",
+		Header: map[string]string{"Origin": "https://app.example.net"}})
+	if res.Status != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("GET /.well-known/stoat = %d %v %s", res.Status, res.Header, res.Body)
+	}
+	apitest.CheckSchema(t, "WellKnownStoat", res.Body)
+	if got := res.Map(t); len(got) != 1 || got["api"] != "https://chat.example.com/api" {
+		t.Errorf("well-known = %s", res.Body)
+	}
+	// Without an Origin too (the apps' HTTP clients send none).
+	if res := h.Get("/.well-known/stoat", ""); res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("no Access-Control-Allow-Origin without an Origin: %v", res.Header)
+	}
+
+	root := h.Get("/0.8/", "").Map(t)
+	if root["revolt"] != "0.8.9" || root["stoat"] != root["revolt"] {
+		t.Errorf("revolt = %v, stoat = %v", root["revolt"], root["stoat"])
+	}
+	if h.Get("/0.8/users/@me", "").Status != http.StatusUnauthorized {
+		t.Error("the /0.8 base does not reach the API")
+	}
+
+	u := h.NewUser("wsuser")
+	ws := h.ConnectAt("/ws", u.Token)
+	ws.Send(map[string]any{"type": "Ping", "data": 7})
+	if p := ws.Expect("Pong"); p["data"] != 7.0 {
+		t.Errorf("Pong over /ws = %v", p)
 	}
 }

@@ -12,6 +12,7 @@ type router interface {
 func (a *API) routes(mux router) {
 	// Core
 	mux.Handle("GET /{$}", a.public(a.rootRoot))
+	mux.Handle("GET /.well-known/stoat", a.public(a.wellKnown))
 	mux.Handle("GET /healthz", a.public(a.healthz))
 	mux.Handle("GET /openapi.json", a.public(a.openAPI))
 	mux.Handle("GET /swagger", a.public(a.swagger))

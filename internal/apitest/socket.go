@@ -26,9 +26,15 @@ const socketWait = 5 * time.Second
 // and Ready; the connection closes when the test ends.
 func (h *Harness) Connect(token string) *Socket {
 	h.t.Helper()
+	return h.ConnectAt("/events", token)
+}
+
+// ConnectAt is Connect through another path of the events socket (/ws).
+func (h *Harness) ConnectAt(path, token string) *Socket {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), socketWait)
 	defer cancel()
-	u := "ws" + strings.TrimPrefix(h.URL, "http") + "/events?" + url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}.Encode()
+	u := "ws" + strings.TrimPrefix(h.URL, "http") + path + "?" + url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}.Encode()
 	c, _, err := websocket.Dial(ctx, u, nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
 		h.t.Fatalf("apitest: dial events: %v", err)
@@ -125,5 +131,19 @@ func (s *Socket) ExpectMatch(typ string, match func(map[string]any) bool) map[st
 			s.t.Fatalf("apitest: no matching %s within %s", typ, socketWait)
 			return nil
 		}
+	}
+}
+
+// Send writes one JSON packet.
+func (s *Socket) Send(v any) {
+	s.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), socketWait)
+	defer cancel()
+	if err := s.c.Write(ctx, websocket.MessageText, b); err != nil {
+		s.t.Fatalf("apitest: send: %v", err)
 	}
 }

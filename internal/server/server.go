@@ -186,7 +186,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	s.closers = append(s.closers, s.App.Close) // before the store and bus close
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,
-		Root: rootObject(cfg, public), BodyLimit: cfg.Limits.BodyBytes,
+		Root: rootObject(cfg, public), APIURL: public.APIURL, BodyLimit: cfg.Limits.BodyBytes,
 	})
 
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
@@ -216,6 +216,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	mux.Handle("/events", gw)
 	mux.Handle("/events/", gw)
+	// The path the reference's self-hosted proxy gives the events socket.
+	mux.Handle("/ws", gw)
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
 	if previews != nil {
@@ -493,6 +495,9 @@ func passwordHasher(p config.Passwords) *auth.Hasher {
 	return auth.NewHasher(params, p.Concurrency)
 }
 
+// apiVersion is the API version GET / reports (as revolt and stoat).
+const apiVersion = "0.8.9"
+
 // rootObject builds GET / from the configuration and public URLs.
 func rootObject(cfg config.Config, public config.Public) api.Root {
 	nodes := []api.VoiceNode{}
@@ -503,7 +508,8 @@ func rootObject(cfg config.Config, public config.Public) api.Root {
 		nodes = append(nodes, api.VoiceNode{Name: n.Name, Lat: n.Lat, Lon: n.Lon, PublicURL: n.PublicURL})
 	}
 	return api.Root{
-		Revolt: "0.8.9",
+		Revolt: apiVersion,
+		Stoat:  apiVersion,
 		Features: api.Features{
 			Captcha:    api.CaptchaFeature{Enabled: cfg.Captcha.Enabled(), Key: cfg.Captcha.HCaptchaKey},
 			Email:      cfg.Email.Enabled(),
