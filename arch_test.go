@@ -62,6 +62,8 @@ var allowed = map[string][]string{
 	// importer is the one import pipeline; each reader is a subpackage.
 	"internal/importer":        {chat, store, blob},
 	"internal/importer/revolt": {chat, store, blob, "internal/importer"},
+	// revolttest writes Revolt/Stoat dumps for the import tests.
+	"internal/importer/revolt/revolttest": {chat},
 
 	// Not in §2.
 	// sqlstore is the SQL both stores share (one file per collection).

@@ -33,6 +33,13 @@ the server runs. PostgreSQL and S3 have backups of their own.`},
 	{"restore", "restore [--force] FILE", "put a backup in place (server stopped)", `Puts a backup made by "ermine backup" in place of the data directory's
 database (and uploads). Stop the server first; --force replaces an
 existing database.`},
+	{"import", "import revolt --dump DIR [--files DIR] [--encryption-key KEY]", "move a Revolt/Stoat instance in", `Imports a whole Revolt/Stoat instance into this one, which must hold no
+users: --dump is what mongodump wrote (a directory, or an --archive file,
+gzipped or not), --files the object store mirrored to a directory
+(<bucket>/<key>), --encryption-key its files.encryption_key. Passwords,
+sessions and bot tokens keep working. Stopped anywhere, running the same
+command again resumes; the server will not start until the import ends.
+See docs/moving-from-revolt.md.`},
 	{"plugin", "plugin validate FILE...", "check web client plugin manifests", `Checks web client plugin manifests (web/PLUGINS.md) with the rules of
 the client's plugin manager.`},
 	{"version", "version", "print the version and commit (also --version)", `Prints the version, the commit it was built from and the Go version

@@ -133,6 +133,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return restore(cfg, rest, stdout, stderr)
 	case "plugin":
 		return plugin(rest, stdout, stderr)
+	case "import":
+		return importCmd(ctx, cfg, rest, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q (ermine --help lists the commands)", cmd)
 }
