@@ -264,6 +264,16 @@ func TestBackupRestore(t *testing.T) {
 	if _, err := ermine(t, "--data", src, "backup", archive); err == nil {
 		t.Error("backup overwrote an existing file")
 	}
+	// Both hold every password hash and private message: the owner's only.
+	for _, f := range []string{plain, archive} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("backup %s: mode %v, want 0600", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
 
 	// Restored into an empty data directory, served again.
 	if out, err := ermine(t, "--data", dst, "restore", archive); err != nil {

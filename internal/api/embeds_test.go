@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,6 +231,27 @@ func TestLinkPreviewsWithheld(t *testing.T) {
 	ids = append(ids, f.sendOK(owner, ch.ID, "`"+site.URL+"/og` and <"+site.URL+"/plain>")["_id"])
 	ids = append(ids, f.sendOK(owner, ch.ID, "```\n"+site.URL+"/twitter\n```")["_id"])
 	ids = append(ids, f.sendOK(owner, ch.ID, "http://169.254.169.254/latest/meta-data/ http://localhost/ http://10.0.0.1/")["_id"])
+	// Forbidden addresses that do answer: a site on 127.0.0.2 (loopback,
+	// not on the node's allowed list) and the allowed site itself through
+	// its IPv4-mapped IPv6 form. Neither may be asked anything.
+	var forbiddenHits atomic.Int32
+	hit := func(w http.ResponseWriter, r *http.Request) {
+		forbiddenHits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, `<html><head><title>Reached</title></head></html>`)
+	}
+	site.Mux.HandleFunc("GET /forbidden", hit)
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.2: %v", err)
+	}
+	private := httptest.NewUnstartedServer(http.HandlerFunc(hit))
+	private.Listener.Close()
+	private.Listener = l
+	private.Start()
+	t.Cleanup(private.Close)
+	_, sitePort, _ := net.SplitHostPort(strings.TrimPrefix(site.URL, "http://"))
+	ids = append(ids, f.sendOK(owner, ch.ID, private.URL+"/forbidden http://[::ffff:127.0.0.1]:"+sitePort+"/forbidden")["_id"])
 	// A control message in the same channel, sent last, does get its
 	// preview: once it arrives, the others had their chance.
 	ctl := f.sendOK(owner, ch.ID, site.URL+"/plain")
@@ -244,6 +268,9 @@ func TestLinkPreviewsWithheld(t *testing.T) {
 		if len(m.Embeds) != 0 {
 			t.Errorf("message without SendEmbeds got embeds: %+v", m.Embeds)
 		}
+	}
+	if n := forbiddenHits.Load(); n != 0 {
+		t.Errorf("the node fetched a forbidden address %d times", n)
 	}
 }
 

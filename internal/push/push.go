@@ -123,7 +123,7 @@ func New(o Options) *WebPush {
 // an absolute https URL (http too when allowPrivate).
 func ValidEndpoint(endpoint string, allowPrivate bool) bool {
 	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" || u.User != nil || len(endpoint) > 2048 {
+	if err != nil || u.Hostname() == "" || u.User != nil || len(endpoint) > 2048 {
 		return false
 	}
 	return u.Scheme == "https" || allowPrivate && u.Scheme == "http"

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -163,14 +164,33 @@ func byAuthor(author, after chat.ID, limit int) (string, []any) {
 // Backup writes a consistent copy of the database at path to dest (which
 // must not exist) with VACUUM INTO. It reads through its own connection,
 // so it runs while a server is using the database: writers go on, and
-// the copy is the database as of the moment the copy began.
+// the copy is the database as of the moment the copy began. The copy is
+// readable by its owner only (0600), whatever the umask: it holds every
+// account's password hash and every private message.
 func Backup(ctx context.Context, path, dest string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
-	if _, err := os.Stat(dest); err == nil {
+	// VACUUM INTO writes into an empty file that exists, keeping its mode;
+	// left to make the file itself, SQLite would give it 0644.
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("sqlite: backup: %s exists", dest)
 	}
+	if err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	err = vacuumInto(ctx, path, dest)
+	if err != nil {
+		os.Remove(dest)
+	}
+	return err
+}
+
+func vacuumInto(ctx context.Context, path, dest string) error {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
