@@ -40,9 +40,12 @@ type ChannelFacts struct {
 //   - Group: the owner holds GrantAllSafe; a recipient holds ViewOnly plus
 //     the group's permissions (DefaultGroup when unset).
 //   - Server channels: the owner holds GrantAllSafe, non-members nothing;
-//     members start from ForServer, then the channel default override,
-//     then the channel overrides of their roles (largest rank number
+//     members start from the server default, then the channel default
+//     override, then their roles' server overrides, then the channel
+//     overrides of their roles (roles from the largest rank number
 //     first), then the timeout cut. Without ViewChannel they hold nothing.
+//     The channel default lies below the roles' server overrides, as in
+//     the reference since 0.15.2 (#847).
 //
 // Unknown channel types, a nil channel and an empty UserID grant nothing.
 func ForChannel(f ChannelFacts) Set {
@@ -98,12 +101,17 @@ func forServerChannel(f ChannelFacts) Set {
 	if f.Member == nil {
 		return 0
 	}
-	p := ForServer(ServerFacts{Server: s, Member: f.Member, UserID: f.UserID, Now: f.Now})
+	// The channel's default override sits below every role override
+	// (reference 0.15.2, #847): a role's server permissions win over it.
+	p := Set(s.DefaultPermissions)
 	if c.DefaultPermissions != nil {
 		p = p.Apply(*c.DefaultPermissions)
 	}
+	var buf [8]rankedOverride
+	for _, r := range heldRoles(buf[:0], s, f.Member.Roles, nil) {
+		p = p.Apply(r.o)
+	}
 	if len(c.RolePermissions) > 0 {
-		var buf [8]rankedOverride
 		for _, r := range heldRoles(buf[:0], s, f.Member.Roles, c.RolePermissions) {
 			p = p.Apply(r.o)
 		}

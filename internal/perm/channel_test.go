@@ -73,8 +73,17 @@ func TestForChannelServer(t *testing.T) {
 		{"role reveals hidden channel", ChannelFacts{Channel: hidden, Server: s, Member: member("U", "helper"), UserID: "U", Now: now},
 			DefaultServer | ManageMessages},
 		{"server role hides everything", ChannelFacts{Channel: bare, Server: s, Member: member("U", "deafen"), UserID: "U", Now: now}, 0},
-		{"channel default reveals despite server role", ChannelFacts{Channel: hidden2(), Server: s, Member: member("U", "deafen"), UserID: "U", Now: now},
-			DefaultServer},
+		// #847: the channel default lies below the roles' server overrides.
+		{"server role deny beats channel default allow", ChannelFacts{Channel: hidden2(), Server: s, Member: member("U", "deafen"), UserID: "U", Now: now}, 0},
+		{"server role allow beats channel default deny", ChannelFacts{Channel: readOnly(), Server: s, Member: member("U", "helper"), UserID: "U", Now: now},
+			DefaultServer | ManageMessages},
+		{"channel default deny holds without a role", ChannelFacts{Channel: readOnly(), Server: s, Member: member("U"), UserID: "U", Now: now},
+			DefaultServer &^ SendMessage},
+		{"channel role deny beats server role allow", ChannelFacts{Channel: readOnlyForHelpers(), Server: s, Member: member("U", "helper"), UserID: "U", Now: now},
+			(DefaultServer | ManageMessages) &^ SendMessage},
+		{"channel default over a bare server default", ChannelFacts{Channel: text, Server: viewOnlyDefault(s), Member: member("U"), UserID: "U", Now: now},
+			ViewChannel | ManageWebhooks},
+		{"timed out after a server role allow", ChannelFacts{Channel: readOnly(), Server: s, Member: timedOut(member("U", "helper"), now.Add(time.Hour)), UserID: "U", Now: now}, ViewOnly},
 		{"timed out", ChannelFacts{Channel: text, Server: s, Member: timedOut(member("U", "admin"), now.Add(time.Hour)), UserID: "U", Now: now}, ViewOnly},
 		{"timed out in hidden channel", ChannelFacts{Channel: hidden, Server: s, Member: timedOut(member("U"), now.Add(time.Hour)), UserID: "U", Now: now}, 0},
 		{"timeout cannot be lifted by channel overrides", ChannelFacts{Channel: lifting(), Server: s, Member: timedOut(member("U", "helper"), now.Add(time.Hour)), UserID: "U", Now: now}, ViewOnly},
@@ -92,6 +101,26 @@ func TestForChannelServer(t *testing.T) {
 // hidden2 is a channel whose default override re-allows ViewChannel.
 func hidden2() *chat.Channel {
 	return &chat.Channel{ChannelType: chat.ChannelText, ID: "H", Server: "S", DefaultPermissions: ptr(ov(ViewChannel, 0))}
+}
+
+// readOnly is a channel whose default override denies SendMessage.
+func readOnly() *chat.Channel {
+	return &chat.Channel{ChannelType: chat.ChannelText, ID: "R", Server: "S", DefaultPermissions: ptr(ov(0, SendMessage))}
+}
+
+// readOnlyForHelpers is readOnly with helper's channel override denying
+// SendMessage too.
+func readOnlyForHelpers() *chat.Channel {
+	c := readOnly()
+	c.RolePermissions = map[chat.ID]chat.Override{"helper": ov(0, SendMessage)}
+	return c
+}
+
+// viewOnlyDefault is s with a server default of ViewChannel only.
+func viewOnlyDefault(s *chat.Server) *chat.Server {
+	c := *s
+	c.DefaultPermissions = int64(ViewChannel)
+	return &c
 }
 
 // lifting is a channel whose overrides allow everything.

@@ -145,7 +145,9 @@ func FuzzViewChannelGate(f *testing.F) {
 			t.Fatalf("ForChannel = %v: not zero but without ViewChannel", got)
 		}
 		// Deny ViewChannel in the channel default and take it out of every
-		// role's channel allow: nothing can give it back.
+		// role's server and channel allow: nothing can give it back (a
+		// role's server allow would, since the channel default lies below
+		// it, #847).
 		d := chat.Override{D: int64(ViewChannel)}
 		if w.channel.DefaultPermissions != nil {
 			d.A = w.channel.DefaultPermissions.A &^ int64(ViewChannel)
@@ -155,6 +157,10 @@ func FuzzViewChannelGate(f *testing.F) {
 		for id, o := range w.channel.RolePermissions {
 			o.A &^= int64(ViewChannel)
 			w.channel.RolePermissions[id] = o
+		}
+		for id, r := range w.server.Roles {
+			r.Permissions.A &^= int64(ViewChannel)
+			w.server.Roles[id] = r
 		}
 		if got := ForChannel(w.facts("U")); got != 0 {
 			t.Fatalf("ForChannel without ViewChannel = %v, want 0", got)
