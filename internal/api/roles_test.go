@@ -53,6 +53,13 @@ func TestRoles(t *testing.T) {
 		if data["name"] != "folk" || data["colour"] != "linear-gradient(30deg, RED, #0f0 50%)" || data["hoist"] != true || data["rank"] != nil {
 			t.Errorf("ServerRoleUpdate = %s", got.Raw)
 		}
+		// A gradient naming its colour space (reference 0.15.2, #913).
+		spaced := "linear-gradient(90deg in oklch longer hue, red, blue)"
+		res = e.call(t, bob, http.MethodPatch, base+"/"+members, map[string]any{"colour": spaced}, http.StatusOK)
+		if res.Map(t)["colour"] != spaced {
+			t.Errorf("colour-space gradient: %s", res.Body)
+		}
+		ev.Wait(chat.EvServerRoleUpdate, nil)
 		res = e.call(t, bob, http.MethodPatch, base+"/"+members, map[string]any{"remove": []string{"Colour"}}, http.StatusOK)
 		if _, ok := res.Map(t)["colour"]; ok {
 			t.Errorf("colour kept: %s", res.Body)
@@ -61,7 +68,7 @@ func TestRoles(t *testing.T) {
 		if clear := got.Body["clear"].([]any); len(clear) != 1 || clear[0] != "Colour" {
 			t.Errorf("ServerRoleUpdate = %s, want clear [Colour]", got.Raw)
 		}
-		for _, bad := range []map[string]any{{"colour": "url(evil)"}, {"colour": ""}, {"name": ""}, {"remove": []string{"Name"}}} {
+		for _, bad := range []map[string]any{{"colour": "url(evil)"}, {"colour": ""}, {"colour": "linear-gradient(90deg in oklch sideways hue, red, blue)"}, {"name": ""}, {"remove": []string{"Name"}}} {
 			e.fail(t, bob, http.MethodPatch, base+"/"+members, bad, http.StatusUnprocessableEntity, "FailedValidation")
 		}
 		e.fail(t, bob, http.MethodPatch, base+"/"+mods, map[string]any{"name": "mine"}, http.StatusForbidden, "NotElevated")

@@ -10,11 +10,16 @@ const MaxColourLength = 128
 // name, a custom property, rgb()/rgba() or a hexadecimal colour.
 const colourItem = `[a-z ]+|var\(--[a-z\d-]+\)|rgba?\([\d, ]+\)|#[a-f0-9]+`
 
+// colourSpace is a gradient's CSS colour interpolation after its first
+// stop: "in oklch", "in hsl longer hue" (reference 0.15.2, #913).
+const colourSpace = `([ ]+in[ ]+[a-z-]+([ ]+(shorter|longer|increasing|decreasing)[ ]+hue)?)?`
+
 // colourPattern is the colour rule of the interface: a single colour, or a
 // linear, conic or radial gradient (optionally repeating) whose first stop
-// may be an angle and whose stops may carry a position.
+// may be an angle followed by a colour space and whose stops may carry a
+// position.
 var colourPattern = regexp.MustCompile(`(?i)^(?:` + colourItem +
-	`|(repeating-)?(linear|conic|radial)-gradient\((` + colourItem + `|\d+deg)([ ]+(\d{1,3}%|0))?` +
+	`|(repeating-)?(linear|conic|radial)-gradient\((` + colourItem + `|\d+deg)` + colourSpace + `([ ]+(\d{1,3}%|0))?` +
 	`(,[ ]*(` + colourItem + `)([ ]+(\d{1,3}%|0))?)+\))$`)
 
 // ValidColour reports whether s is an acceptable role colour (and

@@ -27,6 +27,12 @@ func TestValidColour(t *testing.T) {
 		{"radial-gradient(rgb(1,2,3), rgba(4,5,6,1) 50%)", true},
 		{"Repeating-Radial-Gradient(RED, BLUE)", true},
 		{strings.Repeat("a", 128), true},
+		// CSS colour-space interpolation (reference 0.15.2, #913).
+		{"linear-gradient(90deg in oklch longer hue, red, blue)", true},
+		{"linear-gradient(90deg in oklch, #f00 0%, #00f 100%)", true},
+		{"conic-gradient(0deg in hsl shorter hue, red, blue)", true},
+		{"linear-gradient(45deg in srgb-linear increasing hue 0, red, blue)", true},
+		{"Linear-Gradient(90DEG IN OKLCH LONGER HUE, RED, BLUE)", true},
 
 		{"", false},
 		{strings.Repeat("a", 129), false},
@@ -42,6 +48,11 @@ func TestValidColour(t *testing.T) {
 		{"expression(alert(1))", false},
 		{"ſ", false}, // folds to "s" under Unicode case folding
 		{"red\n", false},
+		{"linear-gradient(90deg in, red, blue)", false},
+		{"linear-gradient(90deg in oklch sideways hue, red, blue)", false},
+		{"linear-gradient(90deg in oklch longer, red, blue)", false},
+		{"linear-gradient(90deg in ok!ch, red, blue)", false},
+		{"linear-gradient(45deg in display-p3, red, blue)", false}, // the reference's rule: letters and dashes
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
