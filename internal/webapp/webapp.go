@@ -194,13 +194,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hdr := w.Header()
-	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+	if path.Ext(name) == ".webmanifest" {
+		hdr.Set("Content-Type", "application/manifest+json")
+	} else if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		hdr.Set("Content-Type", ct)
 	}
-	if strings.HasPrefix(name, "assets/") {
+	switch {
+	case strings.HasPrefix(name, "assets/"):
 		// Vite names these after their content.
 		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
+	case strings.HasPrefix(name, "emoji/"):
+		// Named after the emoji they draw; they change only when the
+		// set is upgraded, so a week of caching is safe.
+		hdr.Set("Cache-Control", "public, max-age=604800")
+	default:
 		hdr.Set("Cache-Control", "no-cache")
 	}
 	h.secure(hdr)

@@ -167,6 +167,22 @@ func TestServedByTheBinary(t *testing.T) {
 	if !strings.Contains(res.Header.Get("Cache-Control"), "immutable") {
 		t.Errorf("assets are named by content but Cache-Control = %q", res.Header.Get("Cache-Control"))
 	}
+	// The installable app and the emoji set are the binary's own files.
+	for _, c := range []struct{ path, contentType, cache string }{
+		{"/app/manifest.webmanifest", "application/manifest+json", "no-cache"},
+		{"/app/sw.js", "javascript", "no-cache"},
+		{"/app/icons/icon-192.png", "image/png", "no-cache"},
+		{"/app/emoji/1f44d.svg", "image/svg+xml", "max-age=604800"},
+		{"/app/emoji/LICENSE.txt", "text/plain", "max-age=604800"},
+	} {
+		res, body := get(t, h.URL+c.path, "*/*")
+		if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Type"), c.contentType) || body == "" {
+			t.Errorf("GET %s = %d %q (%d bytes)", c.path, res.StatusCode, res.Header.Get("Content-Type"), len(body))
+		}
+		if !strings.Contains(res.Header.Get("Cache-Control"), c.cache) {
+			t.Errorf("GET %s: Cache-Control %q, want %q", c.path, res.Header.Get("Cache-Control"), c.cache)
+		}
+	}
 	if res, _ := get(t, h.URL+"/app/assets/missing.js", "*/*"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a missing asset = %d, want 404", res.StatusCode)
 	}

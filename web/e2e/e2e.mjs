@@ -86,6 +86,17 @@ function totp(secret, at = Date.now()) {
 
 async function newPage(browser, name) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Every notification the page shows is also noted in window.shown, for the checks.
+  await context.addInitScript(() => {
+    const Native = window.Notification;
+    window.shown = [];
+    window.Notification = class extends Native {
+      constructor(title, options) {
+        super(title, options);
+        window.shown.push({ title, body: options?.body ?? "" });
+      }
+    };
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   page.on("pageerror", (err) => pageErrors.push(`${name}: ${err.message}`));
@@ -179,6 +190,44 @@ try {
   await api("POST", `/channels/${channelId}/messages`, { content: "with an embed", embeds: [{ title: "An embed", description: "sent through the API", colour: "#6c8cff" }] }, bobSession.token);
   await a.locator(".message", { hasText: "with an embed" }).locator(".embed", { hasText: "An embed" }).filter({ hasText: "sent through the API" }).waitFor();
 
+  step("markdown: constructs render, injection attempts stay text, spoilers hide, emoji come from the instance");
+  const md = [
+    "**bold** *italic* ~~gone~~ `a <b>code</b>` ||the secret|| :fire: 👍",
+    '[a site](https://example.org/page) [bad](javascript:alert(1)) <img src=x onerror="window.injected=1">',
+    "> quoted",
+    "```js",
+    "const answer = 42; // comment",
+    "```",
+  ].join("\n");
+  await api("POST", `/channels/${channelId}/messages`, { content: md }, bobSession.token);
+  const mdMsg = a.locator(".message", { hasText: "quoted" });
+  await mdMsg.locator("strong", { hasText: "bold" }).waitFor();
+  await mdMsg.locator("em", { hasText: "italic" }).waitFor();
+  await mdMsg.locator("del", { hasText: "gone" }).waitFor();
+  await mdMsg.locator("code.inline-code", { hasText: "a <b>code</b>" }).waitFor();
+  await mdMsg.locator("blockquote", { hasText: "quoted" }).waitFor();
+  await mdMsg.locator("pre.code .tok-kw", { hasText: "const" }).waitFor();
+  await mdMsg.locator("pre.code .tok-com", { hasText: "// comment" }).waitFor();
+  const siteLink = control(mdMsg, "link", "a site");
+  if ((await siteLink.getAttribute("rel")) !== "noopener noreferrer" || (await siteLink.getAttribute("href")) !== "https://example.org/page") {
+    throw new Error(`link attributes: ${await siteLink.evaluate((el) => el.outerHTML)}`);
+  }
+  if (await mdMsg.locator('a[href^="javascript"], img[src="x"], b').count()) throw new Error("markup or a javascript: link from a message was rendered");
+  if (!(await mdMsg.getByText('<img src=x onerror="window.injected=1">').count())) throw new Error("the HTML of a message is not shown as text");
+  for (const src of ["1f525.svg", "1f44d.svg"]) {
+    const img = mdMsg.locator(`img.emoji[src="/app/emoji/${src}"]`);
+    await img.waitFor();
+    await a.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  }
+  if (await mdMsg.getByText("the secret").isVisible()) throw new Error("a spoiler shows before it is clicked");
+  await click(mdMsg, "button", "Spoiler: show");
+  await seen(mdMsg.getByText("the secret"), "the revealed spoiler");
+  let asked = "";
+  a.once("dialog", (d) => ((asked = d.message()), d.dismiss()));
+  await click(mdMsg, "link", "a site");
+  if (!asked.includes("https://example.org/page")) throw new Error(`leaving the instance was not asked first (${asked})`);
+  if (await a.evaluate(() => window.injected)) throw new Error("injected HTML ran");
+
   step("unread marks: a message in another channel marks it");
   const serverId = (await api("GET", `/channels/${channelId}`, undefined, bobSession.token)).server;
   const server = await api("GET", `/servers/${serverId}`, undefined, bobSession.token);
@@ -186,6 +235,33 @@ try {
   await api("POST", `/channels/${general}/messages`, { content: "over in general" }, bobSession.token);
   await a.getByRole("link", { name: "General (unread)" }).waitFor();
   await a.getByRole("link", { name: "e2e-room", exact: true }).waitFor();
+
+  step("notifications: permission asked from a button, a mention in another channel shows a badge, the tab title and a notification");
+  await a.context().grantPermissions(["notifications"], { origin: BASE });
+  await click(control(a, "region", "Notifications"), "button", "Turn on notifications");
+  await a.getByRole("region", { name: "Notifications" }).waitFor({ state: "detached" });
+  const aliceId = await a.evaluate(() => window.state.client.user.id);
+  await api("POST", `/channels/${general}/messages`, { content: `<@${aliceId}> look at **this**` }, bobSession.token);
+  await a.getByRole("link", { name: /^General \(unread\), 1 mention/ }).waitFor();
+  await a.getByRole("link", { name: /^E2E Server.*1 mention/ }).waitFor();
+  await a.waitForFunction(() => document.title === "(1) Ermine");
+  await a.waitForFunction((who) => window.shown.some((n) => n.title.startsWith(who)), bob);
+  const shown = await a.evaluate(() => window.shown);
+  if (!shown.some((n) => n.title.includes(bob) && n.title.includes("#General") && n.body === `@${alice} look at this`)) throw new Error(`notifications shown: ${JSON.stringify(shown)}`);
+
+  step("mute: a muted server shows no notification and no unread mark; the setting is synced");
+  await click(a, "button", "Mute server E2E Server");
+  await a.getByRole("link", { name: /^E2E Server.*\(muted\)/ }).waitFor();
+  await api("POST", `/channels/${general}/messages`, { content: `<@${aliceId}> again` }, bobSession.token);
+  await a.getByRole("link", { name: /^General.*2 mentions.*\(muted\)/ }).waitFor();
+  const synced = await api("POST", "/sync/settings/fetch", { keys: ["notifications"] }, await a.evaluate(() => JSON.parse(localStorage.getItem("ermine:session")).token));
+  if (!(serverId in JSON.parse(synced.notifications[1]).server_mutes)) throw new Error(`synced notifications: ${JSON.stringify(synced)}`);
+  if ((await a.evaluate(() => window.shown.length)) !== shown.length) throw new Error("a muted server still notified");
+  await click(a, "button", "Unmute server E2E Server");
+  await a.getByRole("link", { name: /^E2E Server \(unread\), 2 mentions$/ }).waitFor();
+  await click(a, "link", /^General/);
+  await a.waitForFunction(() => document.title === "Ermine");
+  await click(a, "link", "e2e-room", { exact: true });
 
   step("mention with autocomplete, reply, edit, delete");
   await seen(box, "the message box");
@@ -335,7 +411,7 @@ try {
   const quoted = a.locator(".message", { hasText: "a picture" }).first();
   await quoted.hover();
   await click(quoted, "button", "Quote");
-  await b.locator(".message .content", { hasText: "> a picture" }).waitFor();
+  await b.locator(".message .content blockquote", { hasText: "a picture" }).waitFor();
 
   step("keyboard: the history, then a message's actions, are reached with Tab");
   await control(a, "log", "Messages").focus();

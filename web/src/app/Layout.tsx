@@ -1,7 +1,8 @@
 // The logged-in layout: server rail, channel sidebar, the page of the
 // route, and the member list.
 
-import { createEffect, createSignal, Match, Show, Switch } from "solid-js";
+import { createEffect, createSignal, Match, onCleanup, Show, Switch } from "solid-js";
+import { tabTitle, totals } from "../lib/notifications";
 import type { AppState } from "./state";
 import { href, link, navigate, type Route } from "./router";
 import { ConfirmDelete } from "../account/Auth";
@@ -40,6 +41,19 @@ export function Layout(props: { state: AppState; route: Route; onLogout: () => v
     setMenu(false);
   });
 
+  // The tab title counts mentions (and marks unread messages) everywhere.
+  createEffect(() => {
+    const c = client();
+    if (!c.ready()) return;
+    const t = totals(
+      c.channels
+        .filter((ch) => ch.type !== "SavedMessages" && ch.id !== state.channelId)
+        .map((ch) => ({ unread: ch.unread, mentions: ch.mentions?.size ?? 0, muted: state.notifications.muted({ id: ch.id, type: ch.type, serverId: ch.serverId }) })),
+    );
+    document.title = tabTitle("Ermine", t);
+  });
+  onCleanup(() => (document.title = "Ermine"));
+
   const serverId = () => (props.route.name === "server" || props.route.name === "server-settings" ? props.route.server : undefined);
 
   return (
@@ -48,7 +62,7 @@ export function Layout(props: { state: AppState; route: Route; onLogout: () => v
         <Icon name="menu" />
       </button>
       <Show when={client().ready()} fallback={<div class="connecting" role="status">Connecting…</div>}>
-        <ServerRail client={client()} current={serverId()} route={props.route} />
+        <ServerRail state={state} client={client()} current={serverId()} route={props.route} />
         <nav class="sidebar" aria-label="Channels">
           <Show when={serverId()} fallback={<HomeList state={state} route={props.route} />}>
             <ServerSidebar state={state} server={client().servers.get(serverId()!)} />
@@ -56,6 +70,7 @@ export function Layout(props: { state: AppState; route: Route; onLogout: () => v
           <SelfBar state={state} onLogout={props.onLogout} />
         </nav>
         <main class="main">
+          <NotificationPrompt state={state} />
           <Switch fallback={<Friends state={state} />}>
             <Match when={props.route.name === "server" || props.route.name === "dm"}>
               <Show when={state.channel} fallback={<Empty text="Pick a channel." />}>
@@ -104,3 +119,26 @@ function SelfBar(props: { state: AppState; onLogout: () => void }) {
   );
 }
 
+
+/**
+ * Offers browser notifications once, after login (the browser asks only
+ * when the person presses the button, never on page load).
+ */
+function NotificationPrompt(props: { state: AppState }) {
+  const [dismissed, setDismissed] = createSignal(localStorage.getItem("ermine:notification-prompt") === "dismissed");
+  const dismiss = () => {
+    localStorage.setItem("ermine:notification-prompt", "dismissed");
+    setDismissed(true);
+  };
+  return (
+    <Show when={!dismissed() && typeof Notification !== "undefined" && props.state.notifications.permission === "default"}>
+      <div class="prompt" role="region" aria-label="Notifications">
+        <span>Get a notification when someone mentions you, replies to you or sends you a message.</span>
+        <button class="primary" onClick={() => props.state.notifications.requestPermission().finally(dismiss)}>
+          Turn on notifications
+        </button>
+        <button onClick={dismiss}>Not now</button>
+      </div>
+    </Show>
+  );
+}

@@ -8,6 +8,8 @@ import { Client, type Channel, type Message } from "stoat.js";
 import { PluginManager, localStore } from "../plugins/manager";
 import { retrying } from "../lib/errors";
 import { Rest, type RootConfig, type SavedSession } from "../lib/api";
+import { Notifications } from "./notifications";
+import { href, navigate } from "./router";
 
 export type { RootConfig, SavedSession } from "../lib/api";
 
@@ -45,6 +47,9 @@ export class AppState {
   /** The typed routes (lib/api.ts), authenticated once a session starts. */
   readonly rest: Rest;
   #token: string | undefined;
+  /** Synced notification settings, browser notifications and push. */
+  readonly notifications: Notifications;
+  #stopNotifications?: () => void;
   readonly plugins: PluginManager;
 
   #config = createSignal<RootConfig | undefined>(undefined);
@@ -53,6 +58,7 @@ export class AppState {
   #actions = createSignal<MessageAction[]>([]);
   #commands = createSignal<SlashCommand[]>([]);
   #notices = createSignal<Notice[]>([]);
+  #jump = createSignal<{ channel: string; id: string } | undefined>(undefined, { equals: false });
   #noticeSeq = 0;
 
   constructor(apiURL: string) {
@@ -60,6 +66,12 @@ export class AppState {
     this.apiURL = apiURL.replace(/\/+$/, "");
     this.api = new API({ baseURL: this.apiURL });
     this.rest = new Rest(this.apiURL, () => this.#token, (ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
+    this.notifications = new Notifications(
+      this.rest,
+      (channel, message) => this.openAt(channel, message),
+      () => this.channelId,
+      () => this.config?.vapid,
+    );
     this.plugins = new PluginManager(this, {
       store: localStore(),
       reload: () => location.reload(),
@@ -91,6 +103,23 @@ export class AppState {
   get channel(): Channel | undefined {
     const id = this.channelId;
     return id ? this.client?.channels.get(id) : undefined;
+  }
+
+  /** The message the channel view should scroll to (a reply's original, a search result). */
+  get jumpTarget() {
+    return this.#jump[0]();
+  }
+  /** Opens a channel at a message: the history loads around it and marks it. */
+  jump(channel: string, id: string) {
+    this.#jump[1]({ channel, id });
+  }
+
+  /** Shows a channel (navigating to it) scrolled to a message. */
+  openAt(channel: string, message: string) {
+    const c = this.client?.channels.get(channel);
+    navigate(c?.serverId ? href.server(c.serverId, channel) : href.dm(channel));
+    // The channel view mounts first, then takes the jump.
+    setTimeout(() => this.jump(channel, message), 0);
   }
 
   /** Adds a button to every message; returns a function removing it. */
@@ -163,6 +192,8 @@ export class AppState {
     client.on("error", (err) => console.warn("events connection:", err));
     client.connect();
     this.#client[1](client);
+    this.#stopNotifications?.();
+    this.#stopNotifications = this.notifications.start(client);
   }
 
   /** Logs out: ends the session on the server, then forgets it. */
@@ -181,6 +212,8 @@ export class AppState {
   forget() {
     localStorage.removeItem(SESSION_KEY);
     this.#token = undefined;
+    this.#stopNotifications?.();
+    this.#stopNotifications = undefined;
     stopClient(this.client);
     this.#client[1](undefined);
     this.setChannelId(undefined);

@@ -8,6 +8,7 @@ import { errorText } from "../lib/errors";
 import { Composer } from "../composer/Composer";
 import { History } from "./History";
 import { Typing } from "./Typing";
+import { MuteButton } from "../ui/MuteButton";
 
 export function ChannelView(props: { state: AppState; channel: Channel }) {
   const [replyTo, setReplyTo] = createSignal<Message[]>([]);
@@ -37,6 +38,7 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
         <Show when={voice()}>
           <VoiceButton state={props.state} channel={props.channel} />
         </Show>
+        <MuteButton state={props.state} kind="channel" id={props.channel.id} name={props.channel.type === "DirectMessage" ? `@${props.channel.recipient?.displayName ?? ""}` : `#${props.channel.name ?? ""}`} />
         <Show when={props.channel.type === "TextChannel" || props.channel.type === "Group"}>
           <Show when={props.channel.havePermission("InviteOthers")}>
             <button onClick={createInvite}>Invite</button>

@@ -37,21 +37,58 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
     }
   };
 
+  // Showing history around an older message (a jump): live messages
+  // are not appended until the person goes back to the present.
+  const [detached, setDetached] = createSignal(false);
+  const present = () => {
+    setIds([]);
+    setMore(true);
+    setDetached(false);
+    setError("");
+    return loadOlder();
+  };
+
   createEffect(
     on(
       () => props.channel.id,
-      () => {
-        setIds([]);
+      () => present().then(() => props.channel.ack(undefined, false, false).catch?.(() => {})),
+    ),
+  );
+
+  /** Scrolls to a message and marks it for a moment, loading the history around it when needed. */
+  const jumpTo = async (id: string) => {
+    if (!ids().includes(id)) {
+      try {
+        const { messages } = await props.channel.fetchMessagesWithUsers({ nearby: id, limit: PAGE });
+        setIds(messages.map((m) => m.id).sort());
         setMore(true);
-        setError("");
-        loadOlder().then(() => props.channel.ack(undefined, false, false).catch?.(() => {}));
+        setDetached(true);
+      } catch (err) {
+        props.state.notify(errorText(err), "error");
+        return;
+      }
+    }
+    queueMicrotask(() => {
+      const el = scroller.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`);
+      if (!el) return props.state.notify("That message is no longer there.", "error");
+      el.scrollIntoView({ block: "center" });
+      el.classList.add("highlight");
+      el.focus({ preventScroll: true });
+      setTimeout(() => el.classList.remove("highlight"), 2500);
+    });
+  };
+  createEffect(
+    on(
+      () => props.state.jumpTarget,
+      (target) => {
+        if (target && target.channel === props.channel.id) jumpTo(target.id);
       },
     ),
   );
 
   onMount(() => {
     const created = (m: Message) => {
-      if (m.channelId !== props.channel.id) return;
+      if (m.channelId !== props.channel.id || detached()) return;
       const stick = atBottom() || m.authorId === client().user?.id;
       setIds((cur) => (cur.includes(m.id) ? cur : [...cur, m.id]));
       if (stick) toBottom();
@@ -69,6 +106,7 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
   });
 
   return (
+    <>
     <div
       class="history"
       ref={scroller}
@@ -98,6 +136,13 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
         }}
       </Index>
     </div>
+    <Show when={detached()}>
+      <div class="jump-bar">
+        <span class="muted">You are reading older messages.</span>
+        <button onClick={() => present()}>Jump to present</button>
+      </div>
+    </Show>
+    </>
   );
 }
 

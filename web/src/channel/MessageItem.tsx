@@ -10,6 +10,8 @@ import { avatar } from "../ui/media";
 import { EmojiPicker, EmojiView } from "../ui/Emoji";
 import { Icon } from "../ui/Icon";
 import { Embed } from "./Embed";
+import { Markdown } from "./Markdown";
+import { inline, plain } from "../lib/markdown";
 
 export function MessageItem(props: { state: AppState; message: Message; grouped: boolean; onReply: (m: Message) => void }) {
   const m = () => props.message;
@@ -76,7 +78,7 @@ export function MessageItem(props: { state: AppState; message: Message; grouped:
             />
           }
         >
-          <Show when={m().systemMessage} fallback={<div class="content">{renderContent(props.state, m().content)}</div>}>
+          <Show when={m().systemMessage} fallback={<div class="content markdown"><Markdown state={props.state} text={m().content ?? ""} /></div>}>
             <div class="content system muted">{systemText(props.state, m())}</div>
           </Show>
           <Show when={m().editedAt}>
@@ -196,11 +198,11 @@ function ReplyPreview(props: { state: AppState; id: string; channel: string }) {
     if (!m()) client().channels.get(props.channel)?.fetchMessage(props.id).catch(() => {});
   });
   return (
-    <div class="reply-preview muted">
+    <button class="reply-preview muted" aria-label={`Jump to the replied message${m() ? ` from ${m()!.username}` : ""}`} onClick={() => props.state.jump(props.channel, props.id)}>
       ↪ <Show when={m()} fallback={<em>message not loaded</em>}>
-        <strong>{m()!.username}</strong> {m()!.content.slice(0, 120)}
+        <strong>{m()!.username}</strong> <span>{plain(inline(m()!.content ?? "")).slice(0, 120)}</span>
       </Show>
-    </div>
+    </button>
   );
 }
 
@@ -260,39 +262,3 @@ function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }
     </Show>
   );
 }
-
-const TOKEN = /<@([0-9A-HJKMNP-TV-Z]{26})>|<#([0-9A-HJKMNP-TV-Z]{26})>|:([0-9A-HJKMNP-TV-Z]{26}):|(https?:\/\/[^\s<>]+[^\s<>.,;:!?'")\]])/g;
-
-/** Message text as nodes: mentions, channel links, custom emoji and links; never HTML. */
-function renderContent(state: AppState, text: string): JSX.Element {
-  const client = state.client!;
-  const out: JSX.Element[] = [];
-  let last = 0;
-  for (const match of text.matchAll(TOKEN)) {
-    if (match.index! > last) out.push(text.slice(last, match.index));
-    const [whole, user, channel, emoji, url] = match;
-    if (user) {
-      const u = client.users.get(user);
-      out.push(<span class={`mention${user === client.user?.id ? " me" : ""}`}>@{u?.displayName ?? "unknown"}</span>);
-    } else if (channel) {
-      const c = client.channels.get(channel);
-      const to = c?.serverId ? href.server(c.serverId, c.id) : href.dm(channel);
-      out.push(
-        <a class="mention" href={to} onClick={link(to)}>
-          #{c?.name ?? "unknown"}
-        </a>,
-      );
-    } else if (emoji) out.push(<EmojiView state={state} emoji={emoji} />);
-    else if (url)
-      out.push(
-        <a href={url} target="_blank" rel="noopener noreferrer">
-          {url}
-        </a>,
-      );
-    else out.push(whole);
-    last = match.index! + whole.length;
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
-

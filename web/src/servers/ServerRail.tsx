@@ -4,11 +4,13 @@ import { createMemo, createSignal, For, onMount, Show } from "solid-js";
 import type { Client } from "stoat.js";
 import { href, link, navigate, type Route } from "../app/router";
 import { errorText } from "../lib/errors";
+import { isServerMuted, totals } from "../lib/notifications";
+import type { AppState } from "../app/state";
 import { iconURL } from "../ui/media";
 import { initials } from "../ui/common";
 import { Icon } from "../ui/Icon";
 
-export function ServerRail(props: { client: Client; current?: string; route: Route }) {
+export function ServerRail(props: { state: AppState; client: Client; current?: string; route: Route }) {
   const servers = createMemo(() => props.client.servers.toList().sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()));
   const [creating, setCreating] = createSignal(false);
   return (
@@ -18,21 +20,39 @@ export function ServerRail(props: { client: Client; current?: string; route: Rou
           <Icon name="home" size={22} />
         </a>
         <For each={servers()}>
-          {(s) => (
-            <a
-              class="rail-item"
-              classList={{ unread: s.unread }}
-              href={href.server(s.id)}
-              onClick={link(href.server(s.id))}
-              aria-current={props.current === s.id ? "page" : undefined}
-              title={s.name}
-              aria-label={`${s.name}${s.unread ? " (unread)" : ""}`}
-            >
-              <Show when={iconURL(s.icon)} fallback={<span>{initials(s.name)}</span>}>
-                <img src={iconURL(s.icon)} alt="" />
-              </Show>
-            </a>
-          )}
+          {(s) => {
+            const muted = () => isServerMuted(props.state.notifications.options, s.id);
+            const counts = () =>
+              totals(
+                s.channels.map((c) => ({
+                  unread: c.unread,
+                  mentions: c.mentions?.size ?? 0,
+                  muted: props.state.notifications.muted({ id: c.id, type: c.type, serverId: s.id }),
+                })),
+              );
+            const label = () => {
+              const t = counts();
+              return `${s.name}${t.unread && !muted() ? " (unread)" : ""}${t.mentions ? `, ${t.mentions} mention${t.mentions === 1 ? "" : "s"}` : ""}${muted() ? " (muted)" : ""}`;
+            };
+            return (
+              <a
+                class="rail-item"
+                classList={{ unread: counts().unread > 0 && !muted(), muted: muted() }}
+                href={href.server(s.id)}
+                onClick={link(href.server(s.id))}
+                aria-current={props.current === s.id ? "page" : undefined}
+                title={s.name}
+                aria-label={label()}
+              >
+                <Show when={iconURL(s.icon)} fallback={<span>{initials(s.name)}</span>}>
+                  <img src={iconURL(s.icon)} alt="" />
+                </Show>
+                <Show when={counts().mentions > 0}>
+                  <span class="badge rail-badge" aria-hidden="true">{counts().mentions > 99 ? "99+" : counts().mentions}</span>
+                </Show>
+              </a>
+            );
+          }}
         </For>
         <button class="rail-item add" title="Create a server" aria-label="Create a server" aria-haspopup="dialog" aria-expanded={creating()} onClick={() => setCreating(!creating())}>
           <Icon name="plus" size={22} />

@@ -8,6 +8,7 @@ import { errorText } from "../lib/errors";
 import { ChannelLink } from "../ui/ChannelLink";
 import { Empty } from "../ui/common";
 import { Icon } from "../ui/Icon";
+import { MuteButton } from "../ui/MuteButton";
 
 export function ServerSidebar(props: { state: AppState; server?: Server }) {
   const [adding, setAdding] = createSignal<string | undefined>();
@@ -36,6 +37,7 @@ export function ServerSidebar(props: { state: AppState; server?: Server }) {
         <div class="channels">
           <header class="sidebar-head">
             <h2 title={s().name}>{s().name}</h2>
+            <MuteButton state={props.state} kind="server" id={s().id} name={s().name} />
             <a href={href.serverSettings(s().id)} onClick={link(href.serverSettings(s().id))} aria-label="Server settings" title="Server settings">
               <Icon name="gear" />
             </a>

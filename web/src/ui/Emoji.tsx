@@ -1,12 +1,28 @@
 // Emoji as drawn in messages and reactions, and the reaction picker.
 
-import { createMemo, For, onMount, Show } from "solid-js";
+import { createMemo, createSignal, For, onMount, Show } from "solid-js";
 import type { AppState } from "../app/state";
-import { EMOJI, isCustomEmoji } from "../lib/emoji";
+import { EMOJI, emojiFile, isCustomEmoji } from "../lib/emoji";
+
+/** Where the binary serves the emoji set (web/vite.config.ts copies it into the build). */
+export const EMOJI_BASE = `${import.meta.env.BASE_URL}emoji/`;
+
+/**
+ * A Unicode emoji drawn from the set the instance serves, so it looks
+ * the same everywhere; its text when the set has no picture for it.
+ */
+export function UnicodeEmoji(props: { emoji: string }) {
+  const [missing, setMissing] = createSignal(false);
+  return (
+    <Show when={!missing()} fallback={<span class="emoji">{props.emoji}</span>}>
+      <img class="emoji" src={EMOJI_BASE + emojiFile(props.emoji)} alt={props.emoji} draggable={false} onError={() => setMissing(true)} />
+    </Show>
+  );
+}
 
 export function EmojiView(props: { state: AppState; emoji: string }) {
   return (
-    <Show when={isCustomEmoji(props.emoji)} fallback={<span class="emoji">{props.emoji}</span>}>
+    <Show when={isCustomEmoji(props.emoji)} fallback={<UnicodeEmoji emoji={props.emoji} />}>
       <img class="emoji custom" src={`${props.state.config?.features.autumn.url}/emojis/${props.emoji}`} alt={`:${props.state.client?.emojis.get(props.emoji)?.name ?? props.emoji}:`} />
     </Show>
   );
@@ -21,7 +37,7 @@ export function EmojiPicker(props: { state: AppState; serverId?: string; onPick:
       <For each={EMOJI}>
         {(e, i) => (
           <button ref={(el) => i() === 0 && (first = el)} onClick={() => props.onPick(e)} aria-label={e}>
-            <span class="emoji">{e}</span>
+            <UnicodeEmoji emoji={e} />
           </button>
         )}
       </For>
