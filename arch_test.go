@@ -205,3 +205,18 @@ func hasDoc(t *testing.T, path string) bool {
 	}
 	return f.Doc != nil && len(strings.TrimSpace(f.Doc.Text())) > 0
 }
+
+// TestArchitectureDocument checks docs/architecture.md's layout table has
+// a row for every package of the table above, so that the document a
+// newcomer reads is the layout this test enforces.
+func TestArchitectureDocument(t *testing.T) {
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range allowed {
+		if !strings.Contains(string(doc), "\n| `"+pkg+"` |") {
+			t.Errorf("docs/architecture.md's layout table has no row for %s", pkg)
+		}
+	}
+}

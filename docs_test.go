@@ -61,17 +61,14 @@ func TestFirstSteps(t *testing.T) {
 	}
 }
 
-// TestReadmeListsTestVariables finds every ERMINE_TEST_* variable the
-// tests and CI read and requires the README's testing section to name it.
-func TestReadmeListsTestVariables(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestTestingDocListsTestVariables finds every ERMINE_TEST_* variable the
+// tests and CI read and requires docs/testing.md to name it.
+func TestTestingDocListsTestVariables(t *testing.T) {
+	doc, err := os.ReadFile("docs/testing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## Testing\n")
-	if !ok {
-		t.Fatal("README.md has no Testing section")
-	}
+	section := string(doc)
 	name := regexp.MustCompile(`ERMINE_TEST_[A-Z0-9_]+`)
 	found := map[string]string{}
 	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -101,7 +98,66 @@ func TestReadmeListsTestVariables(t *testing.T) {
 	}
 	for v, path := range found {
 		if !strings.Contains(section, "`"+v) {
-			t.Errorf("%s (read in %s) is not in the README's Testing section", v, path)
+			t.Errorf("%s (read in %s) is not in docs/testing.md", v, path)
+		}
+	}
+}
+
+// TestReadmeCommands keeps the README a front door: short, with the two
+// commands a newcomer types (run a node, run the tests) as printed.
+func TestReadmeCommands(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(readme, []byte("\n")); n > 200 {
+		t.Errorf("README.md has %d lines; keep it a front door (at most 200) and move details to docs/", n)
+	}
+	if got := readmeBlock(t, "## Quick start"); got != "go run ./cmd/ermine\n" {
+		t.Errorf("the quick start runs %q, want go run ./cmd/ermine", got)
+	}
+	if _, err := os.Stat("cmd/ermine/main.go"); err != nil {
+		t.Errorf("the quick start's package is gone: %v", err)
+	}
+	if !strings.Contains(string(readme), "```sh\ngo test ./...\n```") {
+		t.Error("README.md no longer shows the test command go test ./...")
+	}
+	makefile, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(makefile), "test: ## the README test command\n\tgo test ./...\n") {
+		t.Error("make test no longer runs the README's test command go test ./...")
+	}
+}
+
+// TestDocLinks checks every relative link in README.md and docs/*.md
+// names a file of the repository: the documents neither point outside it
+// nor at a file that moved.
+func TestDocLinks(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, doc := range append(docs, "README.md", "deploy/README.md") {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path := filepath.Join(filepath.Dir(doc), target)
+			if rel, err := filepath.Rel(".", path); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s links to %s, outside the repository", doc, m[1])
+				continue
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links to %s: %v", doc, m[1], err)
+			}
 		}
 	}
 }

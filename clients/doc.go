@@ -4,5 +4,5 @@
 // from test/*.test.mjs against an Ermine binary built and started by
 // clients_test.go; msgpack_test.go talks to the events connection in
 // msgpack as revoltgo does. Install the Node dependencies with
-// `npm ci` in this directory; README.md says more.
+// `npm ci` in this directory; docs/testing.md says more.
 package clients

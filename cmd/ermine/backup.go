@@ -36,7 +36,7 @@ func backup(ctx context.Context, cfg config.Config, args []string, stdout, stder
 		return errors.New("backup: want \"backup [--files] FILE\"")
 	}
 	if cfg.Database.URL != "" {
-		return errors.New("backup: the database is PostgreSQL; use pg_dump (see the README)")
+		return errors.New("backup: the database is PostgreSQL; use pg_dump (see docs/operating.md)")
 	}
 	dest := fl.Arg(0)
 	if _, err := os.Stat(dest); err == nil {
@@ -160,7 +160,7 @@ func restore(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 		return errors.New("restore: want \"restore [--force] FILE\" (stop the server first)")
 	}
 	if cfg.Database.URL != "" {
-		return errors.New("restore: the database is PostgreSQL; use pg_restore or psql (see the README)")
+		return errors.New("restore: the database is PostgreSQL; use pg_restore or psql (see docs/operating.md)")
 	}
 	src := fl.Arg(0)
 	dbPath := cfg.SQLitePath()

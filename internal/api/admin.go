@@ -10,7 +10,7 @@ import (
 
 // routesAdmin registers the platform administration API. It is not part
 // of the contract: every route answers only privileged users (others get
-// NotPrivileged, 403). The README lists the routes.
+// NotPrivileged, 403). docs/operating.md lists the routes.
 func (a *API) routesAdmin(mux router) {
 	mux.Handle("GET /admin/stats", a.user(a.adminStats))
 	mux.Handle("GET /admin/users", a.user(a.adminUsers))

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// TestKillNineKeepsAcknowledgedMessages backs the README's durability
+// TestKillNineKeepsAcknowledgedMessages backs docs/configuration.md's durability
 // claim for SQLite with the default synchronous = normal: messages are
 // sent from several clients, the process is killed with SIGKILL while
 // sends are in flight, and after a restart on the same data directory

@@ -98,7 +98,7 @@ func TestSynchronous(t *testing.T) {
 }
 
 // BenchmarkInsertMessage measures one write transaction per message with
-// each synchronous setting (README "Durability"):
+// each synchronous setting (docs/configuration.md, "Durability"):
 // go test -run '^$' -bench InsertMessage -benchtime 2000x ./internal/store/sqlite/
 func BenchmarkInsertMessage(b *testing.B) {
 	for _, sync := range []string{sqlite.SyncNormal, sqlite.SyncFull} {
