@@ -7,6 +7,7 @@ import (
 
 	"ermine/internal/chat"
 	"ermine/internal/event"
+	"ermine/internal/github"
 	"ermine/internal/perm"
 	"ermine/internal/store"
 )
@@ -345,7 +346,7 @@ func (a *App) ExecuteGitHubWebhook(ctx context.Context, id chat.ID, token, event
 	if err != nil {
 		return err
 	}
-	embed, err := GitHubEmbed(event, body)
+	embed, err := github.Embed(event, body)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,8 @@
-package app
+// Package github turns GitHub's webhook deliveries into the text embeds
+// an Ermine webhook posts for them (POST /webhooks/{id}/{token}/github):
+// the payload format of an outside party, kept out of app, which only
+// decides who may post.
+package github
 
 import (
 	"encoding/json"
@@ -11,27 +15,27 @@ import (
 
 // Colours of the embeds GitHub events become (upstream.md §3).
 const (
-	githubGreen       = "#0f890f"
-	githubRed         = "#e73e3e"
-	githubGrey        = "#202224"
-	githubBlue        = "#279adc"
-	githubOrange      = "#d76a34"
-	githubLightOrange = "#d9916d"
+	green       = "#0f890f"
+	red         = "#e73e3e"
+	grey        = "#202224"
+	blue        = "#279adc"
+	orange      = "#d76a34"
+	lightOrange = "#d9916d"
 )
 
 // The parts of GitHub's webhook payloads the embeds show. Fields GitHub
 // always sends but the embeds do not use are not decoded.
 type (
-	githubUser struct {
+	user struct {
 		Login     string `json:"login"`
 		AvatarURL string `json:"avatar_url"`
 		HTMLURL   string `json:"html_url"`
 	}
-	githubRepo struct {
+	repo struct {
 		FullName string `json:"full_name"`
 		HTMLURL  string `json:"html_url"`
 	}
-	githubCommit struct {
+	pushedCommit struct {
 		ID      string `json:"id"`
 		URL     string `json:"url"`
 		Message string `json:"message"`
@@ -39,103 +43,103 @@ type (
 			Name string `json:"name"`
 		} `json:"author"`
 	}
-	githubComment struct {
-		Body     string      `json:"body"`
-		HTMLURL  string      `json:"html_url"`
-		CommitID *string     `json:"commit_id"`
-		User     *githubUser `json:"user"`
+	comment struct {
+		Body     string  `json:"body"`
+		HTMLURL  string  `json:"html_url"`
+		CommitID *string `json:"commit_id"`
+		User     *user   `json:"user"`
 	}
-	// githubItem is an issue, pull request or discussion.
-	githubItem struct {
+	// item is an issue, pull request or discussion.
+	item struct {
 		Number  int64   `json:"number"`
 		Title   string  `json:"title"`
 		HTMLURL string  `json:"html_url"`
 		Body    *string `json:"body"`
 	}
-	githubPayload struct {
-		Action     string      `json:"action"`
-		Sender     *githubUser `json:"sender"`
-		Repository *githubRepo `json:"repository"`
+	payload struct {
+		Action     string `json:"action"`
+		Sender     *user  `json:"sender"`
+		Repository *repo  `json:"repository"`
 
 		// push
 		Ref     string         `json:"ref"`
 		After   string         `json:"after"`
 		Compare string         `json:"compare"`
 		Forced  bool           `json:"forced"`
-		Commits []githubCommit `json:"commits"`
+		Commits []pushedCommit `json:"commits"`
 		// create, delete
 		RefType string `json:"ref_type"`
 		// commit_comment, issue_comment, discussion_comment
-		Comment *githubComment `json:"comment"`
+		Comment *comment `json:"comment"`
 		// discussion (answered)
-		Answer *githubComment `json:"answer"`
+		Answer *comment `json:"answer"`
 		// fork
-		Forkee *githubRepo `json:"forkee"`
+		Forkee *repo `json:"forkee"`
 		// issues, issue_comment, pull_request, discussion*
-		Issue       *githubItem `json:"issue"`
-		PullRequest *githubItem `json:"pull_request"`
-		Discussion  *githubItem `json:"discussion"`
-		Number      *int64      `json:"number"`
+		Issue       *item  `json:"issue"`
+		PullRequest *item  `json:"pull_request"`
+		Discussion  *item  `json:"discussion"`
+		Number      *int64 `json:"number"`
 	}
 )
 
-// GitHubEmbed turns one GitHub webhook delivery (the X-GitHub-Event name
+// Embed turns one GitHub webhook delivery (the X-GitHub-Event name
 // and the JSON body) into the text embed a webhook posts for it, or nil
 // when the event or action is one that posts nothing (ping, an unstar, a
 // label change…). An unknown event, a body that is not JSON or one
 // lacking what the event's embed shows is InvalidOperation.
-func GitHubEmbed(event string, body []byte) (*chat.SendableEmbed, error) {
-	var p githubPayload
+func Embed(event string, body []byte) (*chat.SendableEmbed, error) {
+	var p payload
 	if err := json.Unmarshal(body, &p); err != nil {
 		return nil, chat.ErrInvalidOperation.Wrap(fmt.Errorf("github %s payload: %w", event, err))
 	}
 	if event == "ping" {
 		return nil, nil
 	}
-	if _, known := githubEvents[event]; !known {
+	if _, known := events[event]; !known {
 		return nil, chat.ErrInvalidOperation
 	}
 	if p.Sender == nil || p.Sender.Login == "" || p.Repository == nil || p.Repository.FullName == "" {
 		return nil, chat.ErrInvalidOperation
 	}
-	desc, colour, by, err := githubEvents[event](&p)
+	desc, colour, by, err := events[event](&p)
 	if err != nil || desc == "" {
 		return nil, err
 	}
 	if by == nil {
 		by = p.Sender
 	}
-	return githubTextEmbed(by, desc, colour), nil
+	return textEmbed(by, desc, colour), nil
 }
 
-// githubEvents describe each handled event: the embed's markdown, its
+// events describe each handled event: the embed's markdown, its
 // colour and, when not the sender, whose name and picture head it. An
 // empty description posts nothing.
-var githubEvents = map[string]func(p *githubPayload) (desc, colour string, by *githubUser, err error){
-	"star":               githubStar,
-	"push":               githubPush,
-	"commit_comment":     githubCommitComment,
-	"create":             githubCreate,
-	"delete":             githubDelete,
-	"discussion":         githubDiscussion,
-	"discussion_comment": githubDiscussionComment,
-	"fork":               githubFork,
-	"issues":             githubIssues,
-	"issue_comment":      githubIssueComment,
-	"pull_request":       githubPullRequest,
+var events = map[string]func(p *payload) (desc, colour string, by *user, err error){
+	"star":               onStar,
+	"push":               onPush,
+	"commit_comment":     onCommitComment,
+	"create":             onCreate,
+	"delete":             onDelete,
+	"discussion":         onDiscussion,
+	"discussion_comment": onDiscussionComment,
+	"fork":               onFork,
+	"issues":             onIssues,
+	"issue_comment":      onIssueComment,
+	"pull_request":       onPullRequest,
 }
 
 // errGitHubPayload answers a delivery that lacks what its event needs.
 var errGitHubPayload = chat.ErrInvalidOperation
 
-func githubStar(p *githubPayload) (string, string, *githubUser, error) {
+func onStar(p *payload) (string, string, *user, error) {
 	if p.Action != "created" {
 		return "", "", nil, nil
 	}
-	return fmt.Sprintf("#### [[%s] New star added](%s)", p.Repository.FullName, p.Repository.HTMLURL), githubGrey, nil, nil
+	return fmt.Sprintf("#### [[%s] New star added](%s)", p.Repository.FullName, p.Repository.HTMLURL), grey, nil, nil
 }
 
-func githubPush(p *githubPayload) (string, string, *githubUser, error) {
+func onPush(p *payload) (string, string, *user, error) {
 	if p.Ref == "" {
 		return "", "", nil, errGitHubPayload
 	}
@@ -145,7 +149,7 @@ func githubPush(p *githubPayload) (string, string, *githubUser, error) {
 	}
 	if p.Forced {
 		return fmt.Sprintf("#### [%s] Branch %s was force-pushed to %s\n[compare changes](%s)",
-			p.Repository.FullName, branch, shortSHA(p.After), p.Compare), githubRed, nil, nil
+			p.Repository.FullName, branch, shortSHA(p.After), p.Compare), red, nil, nil
 	}
 	lines := make([]string, 0, len(p.Commits))
 	for _, c := range p.Commits {
@@ -153,10 +157,10 @@ func githubPush(p *githubPayload) (string, string, *githubUser, error) {
 		lines = append(lines, fmt.Sprintf("[`%s`](%s) %s - %s", shortSHA(c.ID), c.URL, cutText(first, 50), c.Author.Name))
 	}
 	title := fmt.Sprintf("[[%s:%s] %d new commit](%s)", p.Repository.FullName, branch, len(p.Commits), p.Compare)
-	return "#### " + title + "\n" + cutText(strings.Join(lines, "\n"), 1000), githubBlue, nil, nil
+	return "#### " + title + "\n" + cutText(strings.Join(lines, "\n"), 1000), blue, nil, nil
 }
 
-func githubCommitComment(p *githubPayload) (string, string, *githubUser, error) {
+func onCommitComment(p *payload) (string, string, *user, error) {
 	c := p.Comment
 	if c == nil {
 		return "", "", nil, errGitHubPayload
@@ -166,24 +170,24 @@ func githubCommitComment(p *githubPayload) (string, string, *githubUser, error) 
 		commit = shortSHA(*c.CommitID)
 	}
 	return fmt.Sprintf("#### [[%s] New comment on commit `%s`](%s)\n%s",
-		p.Repository.FullName, commit, c.HTMLURL, cutText(c.Body, 450)), githubGrey, nil, nil
+		p.Repository.FullName, commit, c.HTMLURL, cutText(c.Body, 450)), grey, nil, nil
 }
 
-func githubCreate(p *githubPayload) (string, string, *githubUser, error) {
+func onCreate(p *payload) (string, string, *user, error) {
 	if p.Ref == "" || p.RefType == "" {
 		return "", "", nil, errGitHubPayload
 	}
-	return fmt.Sprintf("#### [%s] New %s created: %s", p.Repository.FullName, p.RefType, p.Ref), githubGrey, nil, nil
+	return fmt.Sprintf("#### [%s] New %s created: %s", p.Repository.FullName, p.RefType, p.Ref), grey, nil, nil
 }
 
-func githubDelete(p *githubPayload) (string, string, *githubUser, error) {
+func onDelete(p *payload) (string, string, *user, error) {
 	if p.Ref == "" || p.RefType == "" {
 		return "", "", nil, errGitHubPayload
 	}
-	return fmt.Sprintf("#### [%s] %s deleted: %s", p.Repository.FullName, p.RefType, p.Ref), githubGrey, nil, nil
+	return fmt.Sprintf("#### [%s] %s deleted: %s", p.Repository.FullName, p.RefType, p.Ref), grey, nil, nil
 }
 
-func githubDiscussion(p *githubPayload) (string, string, *githubUser, error) {
+func onDiscussion(p *payload) (string, string, *user, error) {
 	d := p.Discussion
 	switch p.Action {
 	case "created":
@@ -191,19 +195,19 @@ func githubDiscussion(p *githubPayload) (string, string, *githubUser, error) {
 			return "", "", nil, errGitHubPayload
 		}
 		return fmt.Sprintf("#### [[%s] New discussion #%d: %s](%s)\n%s", p.Repository.FullName, d.Number, d.Title,
-			d.HTMLURL, cutText(deref(d.Body), 450)), githubLightOrange, nil, nil
+			d.HTMLURL, cutText(deref(d.Body), 450)), lightOrange, nil, nil
 	case "answered":
 		a := p.Answer
 		if d == nil || a == nil || a.User == nil || a.User.Login == "" {
 			return "", "", nil, errGitHubPayload
 		}
 		return fmt.Sprintf("#### [[%s] Discussion #%d marked answered: %s](%s)\n%s", p.Repository.FullName, d.Number,
-			d.Title, d.HTMLURL, cutText(a.Body, 450)), githubLightOrange, a.User, nil
+			d.Title, d.HTMLURL, cutText(a.Body, 450)), lightOrange, a.User, nil
 	}
 	return "", "", nil, nil
 }
 
-func githubDiscussionComment(p *githubPayload) (string, string, *githubUser, error) {
+func onDiscussionComment(p *payload) (string, string, *user, error) {
 	if p.Action != "created" {
 		return "", "", nil, nil
 	}
@@ -212,40 +216,40 @@ func githubDiscussionComment(p *githubPayload) (string, string, *githubUser, err
 		return "", "", nil, errGitHubPayload
 	}
 	return fmt.Sprintf("#### [[%s] New comment on discussion #%d: %s](%s)\n%s", p.Repository.FullName, d.Number,
-		d.Title, d.HTMLURL, cutText(c.Body, 450)), githubLightOrange, c.User, nil
+		d.Title, d.HTMLURL, cutText(c.Body, 450)), lightOrange, c.User, nil
 }
 
-func githubFork(p *githubPayload) (string, string, *githubUser, error) {
+func onFork(p *payload) (string, string, *user, error) {
 	f := p.Forkee
 	if f == nil || f.FullName == "" {
 		return "", "", nil, errGitHubPayload
 	}
-	return fmt.Sprintf("#### [[%s] Fork created: %s](%s)", p.Repository.FullName, f.FullName, f.HTMLURL), githubGrey, nil, nil
+	return fmt.Sprintf("#### [[%s] Fork created: %s](%s)", p.Repository.FullName, f.FullName, f.HTMLURL), grey, nil, nil
 }
 
-func githubIssues(p *githubPayload) (string, string, *githubUser, error) {
-	return githubItemEvent(p, p.Issue, "Issue")
+func onIssues(p *payload) (string, string, *user, error) {
+	return itemEvent(p, p.Issue, "Issue")
 }
 
-func githubPullRequest(p *githubPayload) (string, string, *githubUser, error) {
+func onPullRequest(p *payload) (string, string, *user, error) {
 	pr := p.PullRequest
 	if pr != nil && p.Number != nil {
 		pr.Number = *p.Number
 	}
-	return githubItemEvent(p, pr, "Pull Request")
+	return itemEvent(p, pr, "Pull Request")
 }
 
-// githubItemEvent describes an issue or pull request opened (with its
+// itemEvent describes an issue or pull request opened (with its
 // body), closed or reopened; other actions post nothing.
-func githubItemEvent(p *githubPayload, it *githubItem, kind string) (string, string, *githubUser, error) {
+func itemEvent(p *payload, it *item, kind string) (string, string, *user, error) {
 	var verb, colour string
 	switch p.Action {
 	case "opened":
-		verb, colour = "Opened", githubOrange
+		verb, colour = "Opened", orange
 	case "closed":
-		verb, colour = "Closed", githubGrey
+		verb, colour = "Closed", grey
 	case "reopened":
-		verb, colour = "Reopened", githubGreen
+		verb, colour = "Reopened", green
 	default:
 		return "", "", nil, nil
 	}
@@ -259,7 +263,7 @@ func githubItemEvent(p *githubPayload, it *githubItem, kind string) (string, str
 	return desc, colour, nil, nil
 }
 
-func githubIssueComment(p *githubPayload) (string, string, *githubUser, error) {
+func onIssueComment(p *payload) (string, string, *user, error) {
 	if p.Action != "created" {
 		return "", "", nil, nil
 	}
@@ -268,13 +272,13 @@ func githubIssueComment(p *githubPayload) (string, string, *githubUser, error) {
 		return "", "", nil, errGitHubPayload
 	}
 	return fmt.Sprintf("#### [[%s] New comment on issue #%d: %s](%s)\n%s", p.Repository.FullName, it.Number,
-		it.Title, it.HTMLURL, cutText(c.Body, 450)), githubLightOrange, nil, nil
+		it.Title, it.HTMLURL, cutText(c.Body, 450)), lightOrange, nil, nil
 }
 
-// githubTextEmbed is the embed: the user's login as the title, linking
+// textEmbed is the embed: the user's login as the title, linking
 // to their profile, their picture as the icon. Fields are cut to what a
 // text embed may hold, so a valid delivery always posts.
-func githubTextEmbed(by *githubUser, desc, colour string) *chat.SendableEmbed {
+func textEmbed(by *user, desc, colour string) *chat.SendableEmbed {
 	title := cutRunes(by.Login, 100)
 	desc = cutBytes(desc, 2000)
 	e := &chat.SendableEmbed{Title: &title, Description: &desc, Colour: &colour}

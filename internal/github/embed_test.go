@@ -1,4 +1,4 @@
-package app
+package github
 
 import (
 	"errors"
@@ -12,35 +12,35 @@ import (
 const testSender = `"sender":{"login":"octocat","avatar_url":"https://a.example/o.png","html_url":"https://github.com/octocat"},` +
 	`"repository":{"full_name":"octocat/hello","html_url":"https://github.com/octocat/hello"}`
 
-func TestGitHubEmbed(t *testing.T) {
+func TestEmbed(t *testing.T) {
 	long := strings.Repeat("é", 600)
 	cases := []struct {
 		name, event, body string
 		colour, want      string // "" colour: nothing posted
 	}{
 		{"ping without repository", "ping", `{"zen":"x","hook":{}}`, "", ""},
-		{"star created", "star", `{"action":"created",` + testSender + `}`, githubGrey, "#### [[octocat/hello] New star added](https://github.com/octocat/hello)"},
-		{"short sha", "push", `{"ref":"refs/heads/x","after":"ab","forced":true,"compare":"c",` + testSender + `}`, githubRed,
+		{"star created", "star", `{"action":"created",` + testSender + `}`, grey, "#### [[octocat/hello] New star added](https://github.com/octocat/hello)"},
+		{"short sha", "push", `{"ref":"refs/heads/x","after":"ab","forced":true,"compare":"c",` + testSender + `}`, red,
 			"#### [octocat/hello] Branch x was force-pushed to ab\n[compare changes](c)"},
-		{"commit comment", "commit_comment", `{"comment":{"body":"nice","html_url":"h","commit_id":"0123456789"},` + testSender + `}`, githubGrey,
+		{"commit comment", "commit_comment", `{"comment":{"body":"nice","html_url":"h","commit_id":"0123456789"},` + testSender + `}`, grey,
 			"#### [[octocat/hello] New comment on commit `01234567`](h)\nnice"},
-		{"delete", "delete", `{"ref":"old","ref_type":"branch",` + testSender + `}`, githubGrey, "#### [octocat/hello] branch deleted: old"},
-		{"fork", "fork", `{"forkee":{"full_name":"me/hello","html_url":"f"},` + testSender + `}`, githubGrey, "#### [[octocat/hello] Fork created: me/hello](f)"},
+		{"delete", "delete", `{"ref":"old","ref_type":"branch",` + testSender + `}`, grey, "#### [octocat/hello] branch deleted: old"},
+		{"fork", "fork", `{"forkee":{"full_name":"me/hello","html_url":"f"},` + testSender + `}`, grey, "#### [[octocat/hello] Fork created: me/hello](f)"},
 		{"discussion", "discussion", `{"action":"created","discussion":{"number":3,"title":"Q","html_url":"d","body":"` + long + `"},` + testSender + `}`,
-			githubLightOrange, "#### [[octocat/hello] New discussion #3: Q](d)\n" + strings.Repeat("é", 450) + "..."},
+			lightOrange, "#### [[octocat/hello] New discussion #3: Q](d)\n" + strings.Repeat("é", 450) + "..."},
 		{"discussion answered", "discussion", `{"action":"answered","discussion":{"number":3,"title":"Q","html_url":"d"},"answer":{"body":"A","user":{"login":"helper"}},` + testSender + `}`,
-			githubLightOrange, "#### [[octocat/hello] Discussion #3 marked answered: Q](d)\nA"},
+			lightOrange, "#### [[octocat/hello] Discussion #3 marked answered: Q](d)\nA"},
 		{"discussion comment", "discussion_comment", `{"action":"created","discussion":{"number":3,"title":"Q","html_url":"d"},"comment":{"body":"c","user":{"login":"helper"}},` + testSender + `}`,
-			githubLightOrange, "#### [[octocat/hello] New comment on discussion #3: Q](d)\nc"},
+			lightOrange, "#### [[octocat/hello] New comment on discussion #3: Q](d)\nc"},
 		{"discussion comment edited", "discussion_comment", `{"action":"edited",` + testSender + `}`, "", ""},
-		{"issue reopened", "issues", `{"action":"reopened","issue":{"number":1,"title":"T","html_url":"i"},` + testSender + `}`, githubGreen,
+		{"issue reopened", "issues", `{"action":"reopened","issue":{"number":1,"title":"T","html_url":"i"},` + testSender + `}`, green,
 			"#### [[octocat/hello] Issue Reopened #1: T](i)"},
-		{"pull request closed", "pull_request", `{"action":"closed","number":2,"pull_request":{"number":2,"title":"P","html_url":"p"},` + testSender + `}`, githubGrey,
+		{"pull request closed", "pull_request", `{"action":"closed","number":2,"pull_request":{"number":2,"title":"P","html_url":"p"},` + testSender + `}`, grey,
 			"#### [[octocat/hello] Pull Request Closed #2: P](p)"},
 		{"pull request synchronize", "pull_request", `{"action":"synchronize",` + testSender + `}`, "", ""},
 	}
 	for _, c := range cases {
-		e, err := GitHubEmbed(c.event, []byte(c.body))
+		e, err := Embed(c.event, []byte(c.body))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -62,10 +62,10 @@ func TestGitHubEmbed(t *testing.T) {
 	}
 }
 
-// FuzzGitHubEmbed feeds arbitrary deliveries to the decoder: it never
+// FuzzEmbed feeds arbitrary deliveries to the decoder: it never
 // panics, fails only with InvalidOperation, and whatever it returns is a
 // text embed a message can carry.
-func FuzzGitHubEmbed(f *testing.F) {
+func FuzzEmbed(f *testing.F) {
 	for _, ev := range []string{"ping", "star", "push", "commit_comment", "create", "delete", "discussion",
 		"discussion_comment", "fork", "issues", "issue_comment", "pull_request", "watch"} {
 		f.Add(ev, []byte(`{"action":"created","ref":"refs/heads/main","after":"abcdef0123","commits":[{"id":"1","message":"m\nx","author":{"name":"a"}}],`+
@@ -76,7 +76,7 @@ func FuzzGitHubEmbed(f *testing.F) {
 	f.Add("push", []byte(`{"ref":"refs/heads/`+strings.Repeat("ü", 700)+`","commits":[],`+testSender+`}`))
 	f.Add("push", []byte(`[]`))
 	f.Fuzz(func(t *testing.T, event string, body []byte) {
-		e, err := GitHubEmbed(event, body)
+		e, err := Embed(event, body)
 		if err != nil {
 			if !errors.Is(err, chat.ErrInvalidOperation) || e != nil {
 				t.Fatalf("error %v, embed %v", err, e)
