@@ -55,6 +55,7 @@ var allowed = map[string][]string{
 	"internal/voice":           {chat},
 	"internal/push":            {chat},
 	"internal/github":          {chat},
+	"internal/captcha":         {chat},
 	"internal/webapp":          {},
 	// The Discord reader of the import pipeline (STYLE.md §2, internal/importer);
 	// discordtest writes Discord exports for its tests and benchmarks.

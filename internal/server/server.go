@@ -32,6 +32,7 @@ import (
 	"ermine/internal/blob"
 	"ermine/internal/blob/disk"
 	"ermine/internal/blob/s3"
+	"ermine/internal/captcha"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/embeds"
@@ -148,7 +149,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		deps.Mailer, deps.MailRetry = m, cfg.Email.RetryDelay
 	}
 	if cfg.Captcha.Enabled() {
-		deps.Captcha = &app.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
+		deps.Captcha = &captcha.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
 			VerifyURL: cfg.Captcha.VerifyURL}
 	}
 	if cfg.Push.Enabled() {
