@@ -209,16 +209,21 @@ func hasDoc(t *testing.T, path string) bool {
 }
 
 // TestArchitectureDocument checks docs/architecture.md's layout table has
-// a row for every package of the table above, so that the document a
-// newcomer reads is the layout this test enforces.
+// a row for every package of the table above, or for a package it sits
+// under (a reader's test helpers go with the reader), so that the document
+// a newcomer reads is the layout this test enforces.
 func TestArchitectureDocument(t *testing.T) {
 	doc, err := os.ReadFile("docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for pkg := range allowed {
-		if !strings.Contains(string(doc), "\n| `"+pkg+"` |") {
-			t.Errorf("docs/architecture.md's layout table has no row for %s", pkg)
+		found := false
+		for p := pkg; p != "." && !found; p = filepath.Dir(p) {
+			found = strings.Contains(string(doc), "\n| `"+p+"` |")
+		}
+		if !found {
+			t.Errorf("docs/architecture.md's layout table has no row for %s (nor for a package it sits under)", pkg)
 		}
 	}
 }
