@@ -33,13 +33,28 @@ the server runs. PostgreSQL and S3 have backups of their own.`},
 	{"restore", "restore [--force] FILE", "put a backup in place (server stopped)", `Puts a backup made by "ermine backup" in place of the data directory's
 database (and uploads). Stop the server first; --force replaces an
 existing database.`},
-	{"import", "import revolt --dump DIR [--files DIR] [--encryption-key KEY]", "move a Revolt/Stoat instance in", `Imports a whole Revolt/Stoat instance into this one, which must hold no
-users: --dump is what mongodump wrote (a directory, or an --archive file,
-gzipped or not), --files the object store mirrored to a directory
-(<bucket>/<key>), --encryption-key its files.encryption_key. Passwords,
-sessions and bot tokens keep working. Stopped anywhere, running the same
+	{"export", "export [--server ID] FILE", "write the instance (or one server) in the bulk format", `Writes the whole instance, or with --server one server, in Ermine's bulk
+format (docs/bulk-format.md): line-delimited JSON records with the files
+alongside, as a tar archive (.tar, or .tar.gz/.tgz compressed) or, when
+FILE is a directory or ends in "/", as a directory. "ermine import bulk"
+reads it back into an empty instance on either database. The export holds
+password hashes and session and bot tokens: keep it as safe as the database.`},
+	{"import", "import revolt|bulk|discord ...", "move a Revolt/Stoat instance, an Ermine export or Discord exports in", `Moves data in through the import pipeline (batched, resumable, with
+progress and a report at the end). Stopped anywhere, running the same
 command again resumes; the server will not start until the import ends.
-See docs/moving-from-revolt.md.`},
+  import revolt --dump DIR [--files DIR] [--encryption-key KEY]
+        a whole Revolt/Stoat instance into this one, which must hold no
+        users: --dump is what mongodump wrote (a directory, or an --archive
+        file, gzipped or not), --files the object store mirrored to a
+        directory (<bucket>/<key>), --encryption-key its files.encryption_key.
+        Passwords, sessions and bot tokens keep working.
+        See docs/moving-from-revolt.md.
+  import bulk FILE
+        an "ermine export" (tar or directory) into an empty instance, on
+        either database (docs/bulk-format.md)
+  import discord --server NAME [--owner USER] FILE_OR_DIR...
+        DiscordChatExporter JSON exports as one new server, messages keeping
+        their dates (docs/importing-discord.md)`},
 	{"plugin", "plugin validate FILE...", "check web client plugin manifests", `Checks web client plugin manifests (web/PLUGINS.md) with the rules of
 the client's plugin manager.`},
 	{"version", "version", "print the version and commit (also --version)", `Prints the version, the commit it was built from and the Go version

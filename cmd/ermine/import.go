@@ -19,13 +19,15 @@ import (
 // into the one the configuration names, through the import pipeline.
 func importCmd(ctx context.Context, cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("import: want \"import revolt --dump DIR [--files DIR] [--encryption-key KEY]\"")
+		return errors.New("import: want \"import revolt --dump DIR [--files DIR] [--encryption-key KEY]\", \"import bulk FILE\" or \"import discord --server NAME [--owner USER] FILE_OR_DIR...\"")
 	}
 	switch args[0] {
 	case "revolt", "stoat":
 		return importRevolt(ctx, cfg, args[1:], stdout, stderr)
+	case "bulk":
+		return importBulk(ctx, cfg, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("import: unknown source %q (known: revolt)", args[0])
+	return fmt.Errorf("import: unknown source %q (known: revolt, bulk)", args[0])
 }
 
 // importRevolt runs "import revolt --dump DIR [--files DIR] [--encryption-key KEY]".

@@ -16,6 +16,10 @@
 //	ermine vapid generate   print a new VAPID key pair for [push]
 //	ermine [flags] backup [--files] FILE
 //	                        copy the SQLite database (and uploads) while serving
+//	ermine [flags] export [--server ID] FILE
+//	                        the instance (or a server) in the bulk format
+//	ermine [flags] import revolt|bulk|discord ...
+//	                        move a Revolt/Stoat instance, an export or Discord exports in
 //	ermine [flags] restore [--force] FILE
 //	                        put a backup in place (server stopped)
 //	ermine plugin validate FILE...
@@ -129,6 +133,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return vapid(rest, stdout)
 	case "backup":
 		return backup(ctx, cfg, rest, stdout, stderr)
+	case "export":
+		return export(ctx, cfg, rest, stdout, stderr)
 	case "restore":
 		return restore(cfg, rest, stdout, stderr)
 	case "plugin":

@@ -1,6 +1,10 @@
 package chat
 
-import "github.com/vmihailenco/msgpack/v5"
+import (
+	"encoding/json"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
 
 // Setting is one synced client setting: [timestamp in ms, value].
 type Setting struct {
@@ -11,6 +15,19 @@ type Setting struct {
 // MarshalJSON writes the [timestamp, value] pair.
 func (s Setting) MarshalJSON() ([]byte, error) {
 	return marshalPair(s.Timestamp, s.Value)
+}
+
+// UnmarshalJSON reads the [timestamp, value] pair MarshalJSON writes
+// (an export read back).
+func (s *Setting) UnmarshalJSON(b []byte) error {
+	var pair [2]json.RawMessage
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(pair[0], &s.Timestamp); err != nil {
+		return err
+	}
+	return json.Unmarshal(pair[1], &s.Value)
 }
 
 // Report is a safety report filed by a user, with a copy of what was
