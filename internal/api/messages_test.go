@@ -572,6 +572,67 @@ func TestDeleteMessage(t *testing.T) {
 	ev.Wait(chat.EvMessageDelete, nil)
 }
 
+// TestDeleteNewestMessage: deleting a channel's newest message points
+// last_message_id at the newest one left and says so with ChannelUpdate
+// before MessageDelete (reference 0.15.2, #899), whether the newest id was
+// already stored or still waited to be written.
+func TestDeleteNewestMessage(t *testing.T) {
+	f := newMsgFixture(t)
+	owner := f.h.NewUser("owner")
+	_, ch := f.server(owner)
+	ev := f.h.Listen(event.Of(ch.ID))
+	a := f.sendOK(owner, ch.ID, "a")["_id"].(string)
+	b := f.sendOK(owner, ch.ID, "b")["_id"].(string)
+	c := f.sendOK(owner, ch.ID, "c")["_id"].(string)
+	last := func() any {
+		t.Helper()
+		return f.do(owner, http.MethodGet, "/channels/"+string(ch.ID), nil).Map(t)["last_message_id"]
+	}
+	deleted := func(id, wantLast string) {
+		t.Helper()
+		if res := f.do(owner, http.MethodDelete, msgPath(ch.ID, id), nil); res.Status != http.StatusNoContent {
+			t.Fatalf("delete = %d %s", res.Status, res.Body)
+		}
+		got := ev.Wait("", func(e apitest.Event) bool {
+			return e.Type == chat.EvChannelUpdate || e.Type == chat.EvMessageDelete
+		})
+		if wantLast == "" {
+			if got.Type != chat.EvMessageDelete {
+				t.Errorf("deleting %s: %s first, want MessageDelete", id, got.Raw)
+			}
+			return
+		}
+		data, _ := got.Body["data"].(map[string]any)
+		if got.Type != chat.EvChannelUpdate || got.Body["id"] != string(ch.ID) || data["last_message_id"] != wantLast || len(data) != 1 {
+			t.Errorf("deleting %s: %s, want ChannelUpdate last_message_id %s", id, got.Raw, wantLast)
+		}
+		ev.Wait(chat.EvMessageDelete, nil)
+	}
+	// c's id is most likely still waiting in the coalescer.
+	deleted(c, b)
+	if got := last(); got != b {
+		t.Errorf("last_message_id after deleting c = %v, want %s", got, b)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the coalescer's delay: nothing brings c back
+	if got := last(); got != b {
+		t.Errorf("last_message_id a moment later = %v, want %s", got, b)
+	}
+	// An older message: nothing changes.
+	d := f.sendOK(owner, ch.ID, "d")["_id"].(string)
+	ev.Wait(chat.EvMessage, nil)
+	time.Sleep(1500 * time.Millisecond) // d is now stored as the last one
+	deleted(a, "")
+	deleted(d, b)
+	if got := last(); got != b {
+		t.Errorf("last_message_id after deleting d = %v, want %s", got, b)
+	}
+	// The last message: none is left and no ChannelUpdate (as the reference).
+	deleted(b, "")
+	if got := last(); got != nil {
+		t.Errorf("last_message_id of an empty channel = %v", got)
+	}
+}
+
 func TestBulkDeleteMessages(t *testing.T) {
 	f := newMsgFixture(t)
 	owner, member := f.h.NewUser("owner"), f.h.NewUser("member")

@@ -105,6 +105,19 @@ func (l *coalescer[V]) record(id chat.ID, v V) {
 	}
 }
 
+// drop forgets the value pending for id when it equals v (comparable
+// values only), and reports whether it did.
+func (l *coalescer[V]) drop(id chat.ID, v V) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur, ok := l.pending[id]
+	if !ok || any(cur) != any(v) {
+		return false
+	}
+	delete(l.pending, id)
+	return true
+}
+
 // close writes what is pending and waits for a flush under way; values
 // recorded later are written only by a later close.
 func (l *coalescer[V]) close() {

@@ -778,6 +778,10 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 	if err != nil {
 		return err
 	}
+	// The newest message may still wait in the last-message coalescer.
+	pending := a.lastMessages.drop(acc.ch.ID, id)
+	var newLast *chat.ID
+	recomputed := false
 	err = a.store.InTx(ctx, func(tx store.Store) error {
 		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
 		if err != nil {
@@ -797,14 +801,57 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 		if err := tx.DeleteMessage(ctx, m.ID); err != nil {
 			return notFound(err)
 		}
-		return releaseFiles(ctx, tx, messageFiles(m))
+		if err := releaseFiles(ctx, tx, messageFiles(m)); err != nil {
+			return err
+		}
+		newLast, recomputed, err = recomputeLastMessage(ctx, tx, acc.ch.ID, m.ID, pending)
+		return err
 	})
 	if err != nil {
+		if pending {
+			a.lastMessages.record(acc.ch.ID, id)
+		}
 		return err
+	}
+	if recomputed && newLast != nil {
+		// As the reference since 0.15.2 (#899): clients re-read the
+		// channel's last message, or could not acknowledge it.
+		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: acc.ch.ID,
+			Data: chat.Partial{"last_message_id": *newLast}, Clear: []string{}}, event.Of(acc.ch.ID))
 	}
 	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: acc.ch.ID},
 		event.Of(acc.ch.ID))
 	return nil
+}
+
+// recomputeLastMessage points a channel whose last message was deleted
+// (or, with pending, whose newest message had not been recorded yet) at
+// its newest remaining message, or at none. It reports the new id and
+// whether the deleted message was the channel's last.
+func recomputeLastMessage(ctx context.Context, tx store.Store, channel, deleted chat.ID, pending bool) (*chat.ID, bool, error) {
+	ch, err := tx.FetchChannel(ctx, channel)
+	if err != nil {
+		return nil, false, dbError("fetch channel", err)
+	}
+	if !pending && (ch.LastMessageID == nil || *ch.LastMessageID != deleted) {
+		return nil, false, nil
+	}
+	latest, err := tx.FetchMessages(ctx, store.MessageQuery{Channel: channel, Limit: 1, Sort: store.SortLatest})
+	if err != nil {
+		return nil, false, dbError("fetch messages", err)
+	}
+	var last *chat.ID
+	if len(latest) > 0 {
+		last = &latest[0].ID
+	}
+	if (last == nil) == (ch.LastMessageID == nil) && (last == nil || *last == *ch.LastMessageID) {
+		return last, true, nil // the stored one was behind the deleted message
+	}
+	ch.LastMessageID = last
+	if err := tx.UpdateChannel(ctx, ch); err != nil {
+		return nil, false, dbError("update channel", err)
+	}
+	return last, true, nil
 }
 
 // bulkDeleteAge is how old a message may be and still be bulk deleted.
