@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	ermineserver "ermine/internal/server"
 )
 
 // runningNode starts a node on dir, as `ermine --data dir` would, with
@@ -288,6 +290,11 @@ func TestBackupRestore(t *testing.T) {
 		t.Errorf("restored upload = %q, %v", b, err)
 	}
 	r := runningNode(t, dst)
+	// Restoring under a running server would leave it on the old
+	// database, losing whatever it writes next: refused.
+	if _, err := ermine(t, "--data", dst, "restore", "--force", plain); !errors.Is(err, ermineserver.ErrDataDirInUse) {
+		t.Errorf("restore --force into a served directory: %v", err)
+	}
 	if got := reads(t, r, alice.Token, server, channel); !reflect.DeepEqual(got, want) {
 		t.Errorf("restored answers differ for Alice:\n got %v\nwant %v", got, want)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"ermine/internal/config"
+	"ermine/internal/server"
 	"ermine/internal/store/sqlite"
 )
 
@@ -162,6 +163,13 @@ func restore(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	if cfg.Database.URL != "" {
 		return errors.New("restore: the database is PostgreSQL; use pg_restore or psql (see docs/operating.md)")
 	}
+	// Alone in the directory: a server (or an admin command) running on
+	// it would go on with the old database and lose what it writes.
+	release, err := server.LockDataDir(cfg.Data, true)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer func() { _ = release() }()
 	src := fl.Arg(0)
 	dbPath := cfg.SQLitePath()
 	if _, err := os.Stat(dbPath); err == nil && !*force {

@@ -67,6 +67,11 @@ func importRevolt(ctx context.Context, cfg config.Config, args []string, stdout,
 	if rev > revolt.KnownRevision {
 		fmt.Fprintf(stderr, "import: the dump is at database revision %d, newer than this reader knows (%d); documents of an unknown shape will be reported\n", rev, revolt.KnownRevision)
 	}
+	release, err := server.LockDataDir(cfg.Data, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = release() }()
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		return err

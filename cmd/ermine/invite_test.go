@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,7 +28,29 @@ func ermine(t *testing.T, args ...string) (string, error) {
 
 func TestInviteCommand(t *testing.T) {
 	dir := t.TempDir()
-	out, err := ermine(t, "--data", dir, "invite", "create", "3")
+	// A data directory without an instance is refused (a mistyped
+	// --data would print codes no server accepts), and left alone.
+	for _, args := range [][]string{{"invite", "create", "3"}, {"invite", "list"}, {"admin", "users"}, {"admin", "stats"}} {
+		_, err := ermine(t, append([]string{"--data", filepath.Join(dir, "typo")}, args...)...)
+		if !errors.Is(err, server.ErrNoInstance) || !strings.Contains(err.Error(), filepath.Join(dir, "typo", "ermine.db")) {
+			t.Errorf("%q in a missing data directory: %v", args, err)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(empty, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "ermine.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ermine(t, "--data", empty, "admin", "users"); !errors.Is(err, server.ErrNoInstance) {
+		t.Errorf("admin users on an empty database: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused command created the data directory: %v", err)
+	}
+	// Making one on purpose.
+	out, err := ermine(t, "--data", dir, "invite", "create", "--create-instance", "3")
 	if err != nil {
 		t.Fatalf("invite create: %v", err)
 	}

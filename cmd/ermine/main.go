@@ -185,7 +185,11 @@ func plugin(args []string, stdout, stderr io.Writer) error {
 // invite runs "invite create [n]" and "invite list" against the store
 // the configuration names (the server may be running meanwhile).
 func invite(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
-	usage := errors.New("invite: want \"invite create [n]\" or \"invite list\"")
+	usage := errors.New("invite: want \"invite create [--create-instance] [n]\" or \"invite list\"")
+	create := false
+	if len(args) > 1 && args[0] == "create" && args[1] == "--create-instance" {
+		create, args = true, append([]string{"create"}, args[2:]...)
+	}
 	if len(args) == 0 || args[0] == "create" && len(args) > 2 || args[0] == "list" && len(args) > 1 {
 		return usage
 	}
@@ -199,6 +203,16 @@ func invite(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 	if args[0] != "create" && args[0] != "list" {
 		return usage
 	}
+	if !create {
+		if err := server.CheckInstance(ctx, cfg); err != nil {
+			return fmt.Errorf("invite: %w (invite create --create-instance makes a new instance on purpose)", err)
+		}
+	}
+	release, err := server.LockDataDir(cfg.Data, false)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = release() }()
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		return err

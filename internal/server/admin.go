@@ -69,16 +69,25 @@ func (a *Admin) Close() error {
 
 // OpenAdmin opens the configured store and bus for the admin command.
 func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger) (*Admin, error) {
-	st, err := OpenStore(ctx, cfg)
+	if err := CheckInstance(ctx, cfg); err != nil {
+		return nil, err
+	}
+	release, err := LockDataDir(cfg.Data, false)
 	if err != nil {
 		return nil, err
 	}
-	ad := &Admin{close: []func() error{st.Close}}
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		_ = release()
+		return nil, err
+	}
+	ad := &Admin{close: []func() error{release, st.Close}}
 	var bus pubsub.Bus = relayBus{st: st}
 	ad.Relayed = true
 	if cfg.Bus.Kind == config.BusNATS || cfg.Bus.Kind == config.BusRedis {
 		if bus, err = openBus(cfg); err != nil {
 			st.Close()
+			_ = release()
 			return nil, err
 		}
 		ad.Relayed = false

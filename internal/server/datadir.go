@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,10 @@ import (
 	"os/user"
 	"path/filepath"
 	"syscall"
+
+	"ermine/internal/config"
+	"ermine/internal/store/postgres"
+	"ermine/internal/store/sqlite"
 )
 
 // checkDataDir makes sure the data directory exists and this process can
@@ -46,4 +51,148 @@ func whoami() string {
 		return fmt.Sprintf("user %s (uid %s)", u.Username, u.Uid)
 	}
 	return fmt.Sprintf("uid %d", os.Getuid())
+}
+
+// lockName is the file in the data directory that every process using
+// the directory holds a lock on (flock): serving processes and the
+// commands that write share it; restore, which swaps the database under
+// them, needs it alone.
+const lockName = "ermine.lock"
+
+// ErrDataDirInUse is returned by LockDataDir for an exclusive lock when
+// another process (a server, an admin command) uses the directory.
+var ErrDataDirInUse = errors.New("in use")
+
+// LockDataDir locks the data directory dir, creating it if needed:
+// shared for serving and for commands that write through the store,
+// exclusive for one that replaces the database. It never waits: a lock
+// that cannot be had at once is refused with ErrDataDirInUse. The lock
+// lasts until release is called or the process ends (even by kill -9).
+func LockDataDir(dir string, exclusive bool) (release func() error, err error) {
+	if err := checkDataDir(dir); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	f, err := os.OpenFile(filepath.Join(abs, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, dataDirError(abs, err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := flock(f, how|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			if exclusive {
+				return nil, fmt.Errorf("data directory %s: %w by a running server or ermine command; stop it first", abs, ErrDataDirInUse)
+			}
+			return nil, fmt.Errorf("data directory %s: %w by ermine restore; wait for it to finish", abs, ErrDataDirInUse)
+		}
+		return nil, fmt.Errorf("data directory %s: lock: %w", abs, err)
+	}
+	return f.Close, nil // closing the file releases the lock
+}
+
+// flock retries an interrupted flock.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// ErrNoInstance is returned by CheckInstance when the configuration
+// points at no Ermine instance.
+var ErrNoInstance = errors.New("no Ermine instance")
+
+// CheckInstance refuses, for the commands other than serve, a database
+// that does not exist or holds no Ermine instance: a mistyped --data or
+// --config would otherwise create a new, empty one, and the command
+// would report success about nobody (invite codes no server accepts, an
+// empty user list).
+func CheckInstance(ctx context.Context, cfg config.Config) error {
+	hint := "check --data/--config (ERMINE_DATA, ERMINE_CONFIG) name the instance's; `ermine serve` creates a new one"
+	if cfg.Database.URL != "" {
+		ok, err := postgres.HasSchema(ctx, cfg.Database.URL)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w in the PostgreSQL database of [database] url: it has no Ermine tables; %s", ErrNoInstance, hint)
+		}
+		return nil
+	}
+	path, err := filepath.Abs(cfg.SQLitePath())
+	if err != nil {
+		path = cfg.SQLitePath()
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: there is no database %s; %s", ErrNoInstance, path, hint)
+	case err != nil:
+		return fmt.Errorf("database %s: %w", path, err)
+	case fi.Size() == 0:
+		return fmt.Errorf("%w: the database %s is empty; %s", ErrNoInstance, path, hint)
+	}
+	ok, err := sqlite.HasSchema(ctx, path)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: the database %s has no Ermine tables; %s", ErrNoInstance, path, hint)
+	}
+	return nil
+}
+
+// checkDatabaseWritable refuses a SQLite database (or its write-ahead
+// log) this process cannot write. SQLite would open it read-only without
+// a word: the server would start, /healthz would say ok, and every write
+// would fail; a file it cannot open at all only gets "unable to open
+// database file (14)".
+func checkDatabaseWritable(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			f.Close()
+			continue
+		}
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("database %s: permission denied: %s cannot open it for writing (%s); "+
+				"give that user read and write access to it (chown or chmod), or run Ermine as its owner",
+				p, whoami(), describeFile(p))
+		}
+		return fmt.Errorf("database %s: %w", p, err)
+	}
+	return nil
+}
+
+// describeFile gives a file's mode and owner, for an error message.
+func describeFile(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err.Error()
+	}
+	s := "mode " + fi.Mode().Perm().String()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		owner := fmt.Sprintf("uid %d", st.Uid)
+		if u, err := user.LookupId(fmt.Sprint(st.Uid)); err == nil {
+			owner = fmt.Sprintf("user %s (uid %d)", u.Username, st.Uid)
+		}
+		s += ", owned by " + owner
+	}
+	return s
 }

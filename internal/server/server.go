@@ -88,9 +88,13 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		}
 	}()
 
-	if err := checkDataDir(cfg.Data); err != nil {
+	// Held while serving: ermine restore refuses to swap the database
+	// under a running server.
+	release, err := LockDataDir(cfg.Data, false)
+	if err != nil {
 		return nil, err
 	}
+	s.closers = append(s.closers, release)
 	if s.store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -119,6 +123,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	blobs, err := OpenBlobs(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if w := diskUploadsWarning(cfg); w != "" {
+		log.Warn(w)
 	}
 
 	s.listener, err = net.Listen("tcp", cfg.Listen)
@@ -384,6 +391,9 @@ func OpenStore(ctx context.Context, cfg config.Config) (store.Store, error) {
 		if err := checkDataDir(cfg.Data); err != nil {
 			return nil, err
 		}
+		if err := checkDatabaseWritable(cfg.SQLitePath()); err != nil {
+			return nil, err
+		}
 		return sqlite.OpenWith(ctx, cfg.SQLitePath(), sqlite.Options{Synchronous: cfg.Database.SQLiteSynchronous})
 	}
 	return postgres.Open(ctx, cfg.Database.URL)
@@ -424,6 +434,18 @@ func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slo
 		return nil, fmt.Errorf("shared.url: %w", err)
 	}
 	return state, nil
+}
+
+// diskUploadsWarning is what start says when the configuration is that
+// of several nodes (a shared bus) but uploads stay on this node's disk:
+// a file uploaded through one node would be 404 on the others.
+func diskUploadsWarning(cfg config.Config) string {
+	if cfg.Files.Backend == config.FilesS3 || cfg.Bus.Kind == config.BusInproc {
+		return ""
+	}
+	return "uploads are kept on this node's disk (" + filepath.Join(cfg.Data, "files") + ") but the " + cfg.Bus.Kind +
+		" bus is for several nodes: a file uploaded through one node is not found on the others. " +
+		"Use [files] backend = \"s3\", or make that directory the same shared storage on every node"
 }
 
 // OpenBlobs opens the store for uploads: a directory under the data

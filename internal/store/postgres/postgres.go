@@ -52,6 +52,22 @@ func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
 	return s, nil
 }
 
+// HasSchema reports whether the database at url holds Ermine's tables
+// (a migrated database), without changing anything.
+func HasSchema(ctx context.Context, url string) (bool, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return false, fmt.Errorf("postgres: %w", err)
+	}
+	defer db.Close()
+	var ok bool
+	err = db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("postgres: connect: %w", err)
+	}
+	return ok, nil
+}
+
 var dialect = &sqlstore.Dialect{
 	Name:       "postgres",
 	Numbered:   true,

@@ -103,6 +103,22 @@ func OpenWith(ctx context.Context, path string, o Options) (*sqlstore.DB, error)
 	return db, nil
 }
 
+// HasSchema reports whether the database file at path holds Ermine's
+// tables (a migrated database), without changing or creating anything.
+func HasSchema(ctx context.Context, path string) (bool, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	return n > 0, nil
+}
+
 var dialect = &sqlstore.Dialect{
 	Name:       "sqlite",
 	IsConflict: isConflict,
