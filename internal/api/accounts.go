@@ -128,7 +128,7 @@ func (a *API) changeEmail(w http.ResponseWriter, r *http.Request, c *app.Caller)
 	if err != nil {
 		return err
 	}
-	if err := a.app.ChangeEmail(r.Context(), c, d); err != nil {
+	if err := a.app.ChangeEmail(r.Context(), c, d, mfaTicket(r)); err != nil {
 		return err
 	}
 	return noContent(w)

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"testing"
@@ -247,5 +248,70 @@ func TestDisableAccount(t *testing.T) {
 		Body: map[string]any{"email": email, "password": "wrong password"}}), 401, "InvalidCredentials")
 	if ss, _ := h.Server.Store.FetchSessions(t.Context(), chat.ID(s.UserID)); len(ss) != 0 {
 		t.Errorf("disabled account has %d sessions", len(ss))
+	}
+}
+
+// TestMFAGuardsSessionsAndEmail: with MFA enabled, revoking sessions and
+// changing the email take a validated ticket (as the reference's HEAD);
+// without MFA they work as the published clients call them.
+func TestMFAGuardsSessionsAndEmail(t *testing.T) {
+	t.Parallel()
+	h := startAuth(t)
+	email, s := newAccount(t, h, "Marten")
+	s2, s3 := login(t, h, email, goodPassword), login(t, h, email, goodPassword)
+	// Without MFA: no ticket needed.
+	if res := h.Do(apitest.Request{Method: "DELETE", Path: "/auth/session/" + s3.ID, Session: s.Token}); res.Status != 204 {
+		t.Fatalf("revoke without MFA = %d %s", res.Status, res.Body)
+	}
+
+	ctx := context.Background()
+	acc, err := h.Server.Store.FetchAccount(ctx, chat.ID(s.UserID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	acc.MFA.TOTPSecret = secret
+	if err := h.Server.Store.UpdateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	if into := time.Now().Unix() % auth.TOTPPeriod; into > auth.TOTPPeriod-5 {
+		time.Sleep(time.Duration(auth.TOTPPeriod-into+1) * time.Second)
+	}
+	now := time.Now()
+	codes := []string{code(t, secret, now.Add(-30*time.Second)), code(t, secret, now), code(t, secret, now.Add(30*time.Second))}
+
+	revoke := "/auth/session/" + s2.ID
+	wantError(t, h.Do(apitest.Request{Method: "DELETE", Path: revoke, Session: s.Token}), 400, "MissingHeaders")
+	wantError(t, withTicket(h, "DELETE", revoke, s, "made-up-ticket"), 401, "InvalidToken")
+	_, other := newAccount(t, h, "Stoat")
+	wantError(t, withTicket(h, "DELETE", revoke, s, ticket(t, h, other, map[string]any{"password": goodPassword})), 401, "InvalidToken")
+	if res := h.Get("/users/@me", s2.Token); res.Status != 200 {
+		t.Fatalf("refused revokes ended the session: %d", res.Status)
+	}
+	tk := ticket(t, h, s, map[string]any{"totp_code": codes[0]})
+	if res := withTicket(h, "DELETE", revoke, s, tk); res.Status != 204 {
+		t.Fatalf("revoke with a ticket = %d %s", res.Status, res.Body)
+	}
+	if res := h.Get("/users/@me", s2.Token); res.Status != 401 {
+		t.Errorf("revoked session still works: %d", res.Status)
+	}
+	wantError(t, withTicket(h, "DELETE", "/auth/session/"+s.ID, s, tk), 401, "InvalidToken") // used up
+
+	change := map[string]any{"email": newEmail("marten2"), "current_password": goodPassword}
+	wantError(t, h.Do(apitest.Request{Method: "PATCH", Path: "/auth/account/change/email", Session: s.Token, Body: change}),
+		401, "InvalidCredentials")
+	tk = ticket(t, h, s, map[string]any{"totp_code": codes[1]})
+	if res := h.Do(apitest.Request{Method: "PATCH", Path: "/auth/account/change/email", Session: s.Token, Body: change,
+		Header: map[string]string{"X-MFA-Ticket": tk}}); res.Status != 204 {
+		t.Fatalf("change email with a ticket = %d %s", res.Status, res.Body)
+	}
+
+	wantError(t, h.Do(apitest.Request{Method: "DELETE", Path: "/auth/session/all?revoke_self=true", Session: s.Token}), 400, "MissingHeaders")
+	tk = ticket(t, h, s, map[string]any{"totp_code": codes[2]})
+	if res := withTicket(h, "DELETE", "/auth/session/all?revoke_self=true", s, tk); res.Status != 204 {
+		t.Fatalf("revoke all with a ticket = %d %s", res.Status, res.Body)
+	}
+	if res := h.Get("/users/@me", s.Token); res.Status != 401 {
+		t.Errorf("revoke_self left the session: %d", res.Status)
 	}
 }

@@ -47,7 +47,7 @@ func (a *API) revokeAllSessions(w http.ResponseWriter, r *http.Request, c *app.C
 			return chat.ErrInvalidBody("revoke_self: must be true or false")
 		}
 	}
-	if err := a.app.RevokeAllSessions(r.Context(), c, revokeSelf); err != nil {
+	if err := a.app.RevokeAllSessions(r.Context(), c, revokeSelf, mfaTicket(r)); err != nil {
 		return err
 	}
 	return noContent(w)
@@ -55,7 +55,7 @@ func (a *API) revokeAllSessions(w http.ResponseWriter, r *http.Request, c *app.C
 
 // revokeSession handles DELETE /auth/session/{id}.
 func (a *API) revokeSession(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
-	if err := a.app.RevokeSession(r.Context(), c, chat.ID(r.PathValue("id"))); err != nil {
+	if err := a.app.RevokeSession(r.Context(), c, chat.ID(r.PathValue("id")), mfaTicket(r)); err != nil {
 		return err
 	}
 	return noContent(w)

@@ -262,9 +262,15 @@ func (a *App) ChangePassword(ctx context.Context, c *Caller, d chat.PasswordChan
 // ChangeEmail handles PATCH /auth/account/change/email. With mail on, the
 // new address gets a link and the change happens when it is opened;
 // without, it happens at once.
-func (a *App) ChangeEmail(ctx context.Context, c *Caller, d chat.EmailChange) error {
+func (a *App) ChangeEmail(ctx context.Context, c *Caller, d chat.EmailChange, ticket string) error {
 	acc, err := a.fetchAccount(ctx, a.store, accountID(c))
 	if err != nil {
+		return err
+	}
+	// With MFA enabled a validated ticket is needed too (reference HEAD).
+	if err := a.store.InTx(ctx, func(tx store.Store) error {
+		return a.mfaGate(ctx, tx, c, ticket, chat.ErrInvalidCredentials)
+	}); err != nil {
 		return err
 	}
 	if err := a.requirePassword(ctx, acc, d.CurrentPassword); err != nil {

@@ -84,6 +84,26 @@ func (a *App) consumeTicket(ctx context.Context, tx store.Store, token string, a
 	return dbError("delete ticket", tx.DeleteTicket(ctx, t.ID))
 }
 
+// mfaGate guards an action the reference's HEAD puts behind a validated
+// MFA ticket (revoking sessions, changing the email): a ticket sent is
+// used up and must be the caller's and validated; without one, an account
+// with MFA enabled gets missing, and one without may go ahead (the
+// published clients send none).
+func (a *App) mfaGate(ctx context.Context, tx store.Store, c *Caller, ticket string, missing error) error {
+	id := accountID(c)
+	if ticket != "" {
+		return a.consumeTicket(ctx, tx, ticket, id)
+	}
+	acc, err := a.fetchAccount(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	if acc.MFA.TOTPSecret != "" {
+		return missing
+	}
+	return nil
+}
+
 // withTicket runs change on the caller's account after using up their
 // validated ticket, in one transaction, and saves the account.
 func (a *App) withTicket(ctx context.Context, c *Caller, ticket string, change func(*chat.Account) error) error {

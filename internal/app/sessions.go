@@ -287,9 +287,12 @@ func (a *App) EditSession(ctx context.Context, c *Caller, id chat.ID, d chat.Ses
 }
 
 // RevokeSession handles DELETE /auth/session/{id}.
-func (a *App) RevokeSession(ctx context.Context, c *Caller, id chat.ID) error {
+func (a *App) RevokeSession(ctx context.Context, c *Caller, id chat.ID, ticket string) error {
 	err := a.store.InTx(ctx, func(tx store.Store) error {
 		if _, err := ownSession(ctx, tx, c, id); err != nil {
+			return err
+		}
+		if err := a.mfaGate(ctx, tx, c, ticket, chat.ErrMissingHeaders); err != nil {
 			return err
 		}
 		return notFound(tx.DeleteSession(ctx, id))
@@ -303,7 +306,12 @@ func (a *App) RevokeSession(ctx context.Context, c *Caller, id chat.ID) error {
 
 // RevokeAllSessions handles DELETE /auth/session/all: every session of
 // the caller's but the calling one ends, or that one too with revokeSelf.
-func (a *App) RevokeAllSessions(ctx context.Context, c *Caller, revokeSelf bool) error {
+func (a *App) RevokeAllSessions(ctx context.Context, c *Caller, revokeSelf bool, ticket string) error {
+	if err := a.store.InTx(ctx, func(tx store.Store) error {
+		return a.mfaGate(ctx, tx, c, ticket, chat.ErrMissingHeaders)
+	}); err != nil {
+		return err
+	}
 	var except *chat.ID
 	if !revokeSelf {
 		id := c.Session.ID
