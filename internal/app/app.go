@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"ermine/internal/auth"
+	"ermine/internal/avatar"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/nonce"
@@ -155,7 +156,7 @@ type App struct {
 	blobs     blob.Store
 	files     fileState
 
-	avatars defaultAvatars // drawn on first use
+	avatars avatar.Defaults // drawn on first use
 
 	mailer     Mailer
 	appURL     string

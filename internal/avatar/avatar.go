@@ -1,4 +1,8 @@
-package app
+// Package avatar draws the default avatars of users without one: a
+// sitting ermine, white with a black tail tip, on one of seven background
+// colours chosen by the last character of the user id, so a user keeps the
+// same picture. It is pure drawing: no I/O, no knowledge of users.
+package avatar
 
 import (
 	"bytes"
@@ -9,11 +13,6 @@ import (
 	"strings"
 	"sync"
 )
-
-// Default avatars are drawn by Ermine itself: a sitting ermine, white
-// with a black tail tip, on one of seven background colours. The colour
-// is chosen by the last character of the user id, so a user keeps the
-// same picture, and each of the seven images is drawn once per process.
 
 // defaultAvatarSize is the side of a default avatar in pixels.
 const defaultAvatarSize = 256
@@ -29,8 +28,9 @@ var avatarBackgrounds = [...]color.NRGBA{
 	{0x4A, 0x55, 0x68, 0xFF}, // slate
 }
 
-// defaultAvatars caches the encoded images; its zero value is ready.
-type defaultAvatars struct {
+// Defaults draws each of the seven images once and keeps it encoded;
+// its zero value is ready and it is safe for concurrent use.
+type Defaults struct {
 	mu  sync.Mutex
 	png [len(avatarBackgrounds)][]byte
 }
@@ -53,21 +53,21 @@ func defaultAvatarIndex(id string) int {
 	return n % len(avatarBackgrounds)
 }
 
-// DefaultAvatar returns the PNG picture of a user without an avatar. It
-// needs no user to exist: the picture depends on the id alone.
-func (a *App) DefaultAvatar(id string) ([]byte, error) {
+// PNG returns the picture of the user with id, PNG-encoded. The caller
+// must not modify the bytes: they are shared.
+func (d *Defaults) PNG(id string) ([]byte, error) {
 	i := defaultAvatarIndex(id)
-	a.avatars.mu.Lock()
-	defer a.avatars.mu.Unlock()
-	if b := a.avatars.png[i]; b != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b := d.png[i]; b != nil {
 		return b, nil
 	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, drawErmine(avatarBackgrounds[i])); err != nil {
 		return nil, fmt.Errorf("encode default avatar: %w", err)
 	}
-	a.avatars.png[i] = buf.Bytes()
-	return a.avatars.png[i], nil
+	d.png[i] = buf.Bytes()
+	return d.png[i], nil
 }
 
 // shape is a filled region in unit coordinates (0..1 on both axes) with
