@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	// app: chat, perm and the contracts it is given (store, pubsub, blob),
 	// and the §2 services it calls (auth for passwords and tokens,
 	// presence for online state).
-	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", "internal/nonce", event, "internal/app/emoji", "internal/voice", "internal/github", "internal/avatar"},
+	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", "internal/nonce", event, "internal/app/emoji", "internal/voice", "internal/github", "internal/avatar", "internal/batch"},
 	"internal/api":       {chat, app, ratelimit, "internal/api/contract"},
 	"internal/gateway":   {chat, app, pubsub, event, ratelimit},
 	"internal/files":     {chat, app, blob, ratelimit},
@@ -57,6 +57,7 @@ var allowed = map[string][]string{
 	"internal/github":          {chat},
 	"internal/captcha":         {chat},
 	"internal/avatar":          {},
+	"internal/batch":           {},
 	"internal/webapp":          {},
 	// The Discord reader of the import pipeline (STYLE.md §2, internal/importer);
 	// discordtest writes Discord exports for its tests and benchmarks.

@@ -15,6 +15,7 @@ import (
 
 	"ermine/internal/auth"
 	"ermine/internal/avatar"
+	"ermine/internal/batch"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/nonce"
@@ -179,12 +180,12 @@ type App struct {
 	dummy     string
 	dummyErr  error
 
-	nonces       nonce.Guard           // recent idempotency keys of sent messages
-	lastMessages *coalescer[chat.ID]   // channels' newest messages, written in batches
-	lastSeen     *coalescer[chat.Time] // sessions' last sightings, written in batches
-	writer       *messageWriter        // group commit of new messages
-	previews     *previews             // link preview workers; nil when off
-	members      *memberCache          // encoded member lists of big servers
+	nonces       nonce.Guard                          // recent idempotency keys of sent messages
+	lastMessages *batch.Coalescer[chat.ID, chat.ID]   // channels' newest messages, written in batches
+	lastSeen     *batch.Coalescer[chat.ID, chat.Time] // sessions' last sightings, written in batches
+	writer       *batch.GroupCommit[*chat.Message]    // group commit of new messages
+	previews     *previews                            // link preview workers; nil when off
+	members      *memberCache                         // encoded member lists of big servers
 }
 
 // New returns an App over its dependencies.
@@ -230,7 +231,7 @@ func New(d Deps) *App {
 		nonces:       d.Nonces,
 		lastMessages: newLastMessages(d.Store, d.Log.ErrorContext),
 		lastSeen:     newLastSeen(d.Store, d.Log.ErrorContext),
-		writer:       &messageWriter{store: d.Store},
+		writer:       newMessageWriter(d.Store),
 	}
 	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
 	a.members = newMemberCache(d.Bus)
@@ -248,8 +249,8 @@ func (a *App) Close() error {
 	a.mailing.Wait()
 	a.pushing.Wait()
 	a.previews.close()
-	a.lastMessages.close()
-	a.lastSeen.close()
+	a.lastMessages.Close()
+	a.lastSeen.Close()
 	a.members.close()
 	return nil
 }

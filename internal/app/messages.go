@@ -324,7 +324,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		}
 		return nil, err
 	}
-	a.lastMessages.record(acc.ch.ID, m.ID)
+	a.lastMessages.Record(acc.ch.ID, m.ID)
 	if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
 		a.activateDirectMessage(ctx, acc.ch.ID)
 	}
@@ -348,7 +348,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 // transaction; a message with neither is a single write.
 func (a *App) insertMessage(ctx context.Context, m *chat.Message, data chat.MessageSend, tracked []chat.ID) error {
 	if len(data.Attachments) == 0 && len(data.Embeds) == 0 && len(tracked) == 0 {
-		return dbError("insert message", a.writer.insert(ctx, m))
+		return dbError("insert message", a.writer.Write(m))
 	}
 	return a.store.InTx(ctx, func(tx store.Store) error {
 		for _, id := range data.Attachments {
@@ -779,7 +779,7 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 		return err
 	}
 	// The newest message may still wait in the last-message coalescer.
-	pending := a.lastMessages.drop(acc.ch.ID, id)
+	pending := a.lastMessages.Drop(acc.ch.ID, id)
 	var newLast *chat.ID
 	recomputed := false
 	err = a.store.InTx(ctx, func(tx store.Store) error {
@@ -809,7 +809,7 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 	})
 	if err != nil {
 		if pending {
-			a.lastMessages.record(acc.ch.ID, id)
+			a.lastMessages.Record(acc.ch.ID, id)
 		}
 		return err
 	}
