@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	"internal/webapp":          {},
 	// The Discord reader of the import pipeline (STYLE.md §2, internal/importer);
 	// discordtest writes Discord exports for its tests and benchmarks.
-	"internal/importer/discord":             {chat},
+	"internal/importer/discord":             {chat, store, "internal/importer"},
 	"internal/importer/bulk":                {chat, store, blob, "internal/importer"},
 	"internal/importer/discord/discordtest": {"internal/importer/discord"},
 	// importer is the one import pipeline; each reader is a subpackage.

@@ -26,8 +26,10 @@ func importCmd(ctx context.Context, cfg config.Config, args []string, stdout, st
 		return importRevolt(ctx, cfg, args[1:], stdout, stderr)
 	case "bulk":
 		return importBulk(ctx, cfg, args[1:], stdout, stderr)
+	case "discord":
+		return importDiscord(ctx, cfg, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("import: unknown source %q (known: revolt, bulk)", args[0])
+	return fmt.Errorf("import: unknown source %q (known: revolt, bulk, discord)", args[0])
 }
 
 // importRevolt runs "import revolt --dump DIR [--files DIR] [--encryption-key KEY]".

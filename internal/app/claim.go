@@ -2,9 +2,14 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"ermine/internal/chat"
 	"ermine/internal/event"
@@ -224,4 +229,52 @@ func claimMentions(m *chat.Message, from, to chat.ID) bool {
 		m.Mentions[i] = to
 	}
 	return true
+}
+
+// ImportName gives an author brought in by an import (a Discord export)
+// a username and discriminator as a new account would get them: the
+// author's name when Ermine accepts it, else the letters, digits and
+// "_.-" in it, else fallback; and a random free discriminator, one also
+// not in taken (the names the running import has handed out but not yet
+// written).
+func (a *App) ImportName(ctx context.Context, name, fallback string, taken map[string]bool) (string, string, error) {
+	username := name
+	if validUsername(username) != nil {
+		var b strings.Builder
+		for _, r := range name {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_.-", r) {
+				b.WriteRune(r)
+			}
+		}
+		username = b.String()
+		if utf8.RuneCountInString(username) > 32 {
+			username = string([]rune(username)[:32])
+		}
+		if validUsername(username) != nil {
+			username = fallback
+		}
+	}
+	used, err := a.store.FetchDiscriminators(ctx, username)
+	if err != nil {
+		return "", "", dbError("fetch discriminators", err)
+	}
+	busy := make(map[string]bool, len(used))
+	for _, d := range used {
+		busy[d] = true
+	}
+	var free []int
+	for n := 2; n <= 9998; n++ {
+		d := fmt.Sprintf("%04d", n)
+		if discriminatorAllowed(n) && !busy[d] && !taken[strings.ToLower(username)+"#"+d] {
+			free = append(free, n)
+		}
+	}
+	if len(free) == 0 {
+		return "", "", chat.ErrUsernameTaken
+	}
+	i, err := rand.Int(rand.Reader, big.NewInt(int64(len(free))))
+	if err != nil {
+		return "", "", fmt.Errorf("pick discriminator: %w", err)
+	}
+	return username, fmt.Sprintf("%04d", free[i.Int64()]), nil
 }

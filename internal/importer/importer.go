@@ -91,7 +91,7 @@ func Begin(ctx context.Context, st store.Store, blobs blob.Store, opt Options) (
 	if err != nil {
 		return nil, fmt.Errorf("count objects: %w", err)
 	}
-	if !opt.Into && n.Users > 0 || n.Accounts > 0 || n.Servers > 0 || n.Channels > 0 || n.Messages > 0 {
+	if !opt.Into && (n.Users > 0 || n.Accounts > 0 || n.Servers > 0 || n.Channels > 0 || n.Messages > 0) {
 		return nil, fmt.Errorf("%w: it holds %d accounts, %d users, %d servers, %d channels and %d messages; import into a new instance (an empty --data directory or database)",
 			ErrNotEmpty, n.Accounts, n.Users, n.Servers, n.Channels, n.Messages)
 	}

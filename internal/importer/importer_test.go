@@ -199,6 +199,9 @@ func TestNonEmptyTarget(t *testing.T) {
 	if _, err := st.FetchImport(ctx); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("refused import left a marker: %v", err)
 	}
+	if err := st.InsertAccount(ctx, &chat.Account{ID: chat.NewID(), Email: "a@b.c", EmailNormalised: "a@b.c"}); err != nil {
+		t.Fatal(err)
+	}
 	// Into: an import that adds to a living instance (Discord's).
 	p, err := importer.Begin(ctx, st, blobs, importer.Options{Source: "test", Into: true})
 	if err != nil {

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"ermine/internal/apitest"
+	"ermine/internal/chat"
+	"ermine/internal/importer/discord"
+	"ermine/internal/importer/discord/discordtest"
+)
+
+// TestImportDiscord imports generated DiscordChatExporter files (with
+// local media) into SQLite and PostgreSQL and reads the result through
+// the API and the events WebSocket: channel order and names, each
+// message's time, author, reply, pin, reactions and attachment bytes; a
+// second run adds nothing.
+func TestImportDiscord(t *testing.T) {
+	fx, err := discordtest.Write(t.TempDir(), discordtest.Options{Media: true, Messages: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			h := apitest.Start(t, tg.option)
+			alice := h.NewUser("Alice")
+			args := []string{"--data", tg.data, "import", "discord", "--server", "Moved In", "--owner", "Alice#" + alice.Discriminator, fx.Dir}
+			var out, errOut bytes.Buffer
+			if err := run(t.Context(), args, tg.env(), &out, &errOut); err != nil {
+				t.Fatalf("import discord: %v\n%s\n%s", err, out.String(), errOut.String())
+			}
+			m := regexp.MustCompile(`server ([0-9A-Z]{26}) `).FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("import printed no server:\n%s", out.String())
+			}
+			sid := m[1]
+			t.Logf("first import:\n%s", out.String())
+			checkDiscordImport(t, h, alice, sid, fx)
+
+			// A second run adds nothing.
+			out.Reset()
+			if err := run(t.Context(), args, tg.env(), &out, &errOut); err != nil {
+				t.Fatalf("second import: %v\n%s", err, out.String())
+			}
+			if !strings.Contains(out.String(), "server "+sid) {
+				t.Errorf("second import made another server:\n%s", out.String())
+			}
+			for _, coll := range []string{"users", "server", "messages"} {
+				n := regexp.MustCompile(coll + `\s+(\d+) imported`).FindStringSubmatch(out.String())
+				if n == nil || n[1] != "0" {
+					t.Errorf("second import wrote %s:\n%s", coll, out.String())
+				}
+			}
+			checkDiscordImport(t, h, alice, sid, fx)
+		})
+	}
+}
+
+func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, sid string, fx *discordtest.Fixture) {
+	t.Helper()
+	var srv chat.Server
+	call(t, h, alice.Token, http.MethodGet, "/servers/"+sid, nil, http.StatusOK).JSON(t, &srv)
+	if srv.Name != "Moved In" || srv.Owner != alice.ID {
+		t.Errorf("server %q owned by %s", srv.Name, srv.Owner)
+	}
+	// Channels in the guild's order, the thread after its parent.
+	wantNames := []string{"general", "help-with-setup", "random", "announcements"}
+	var names []string
+	byName := map[string]chat.ID{}
+	for _, id := range srv.Channels {
+		var ch chat.Channel
+		call(t, h, alice.Token, http.MethodGet, "/channels/"+string(id), nil, http.StatusOK).JSON(t, &ch)
+		names = append(names, ch.Name)
+		byName[ch.Name] = ch.ID
+		if ch.Name == "general" && (ch.Description == nil || *ch.Description != "Talk about anything") {
+			t.Errorf("general's topic = %v", ch.Description)
+		}
+	}
+	if strings.Join(names, ",") != strings.Join(wantNames, ",") {
+		t.Errorf("channels %v, want %v", names, wantNames)
+	}
+	if len(srv.Categories) != 2 || srv.Categories[0].Title != "Text Channels" || len(srv.Categories[0].Channels) != 3 || srv.Categories[1].Title != "Info" {
+		t.Errorf("categories %+v", srv.Categories)
+	}
+
+	for _, hdr := range fx.Channels {
+		chID := byName[hdr.Channel.Name]
+		var page struct {
+			Messages []chat.Message `json:"messages"`
+			Users    []chat.User    `json:"users"`
+		}
+		call(t, h, alice.Token, http.MethodGet, "/channels/"+string(chID)+"/messages?sort=Oldest&limit=100&include_users=true", nil, http.StatusOK).JSON(t, &page)
+		exported := fx.Messages[hdr.Channel.ID]
+		if len(page.Messages) != len(exported) {
+			t.Fatalf("%s: %d messages, want %d", hdr.Channel.Name, len(page.Messages), len(exported))
+		}
+		users := map[chat.ID]chat.User{}
+		for _, u := range page.Users {
+			users[u.ID] = u
+		}
+		ids := map[string]chat.ID{}
+		for i, dm := range exported {
+			got := page.Messages[i]
+			ids[dm.ID] = got.ID
+			ts, _ := discord.ParseTime(dm.Timestamp)
+			if !got.ID.Time().Equal(ts.Truncate(1e6)) {
+				t.Errorf("message %s: id time %v, sent %v", dm.ID, got.ID.Time(), ts)
+			}
+			if dm.Type == discord.MessageMemberJoin {
+				if got.System == nil || got.System.Type != "user_joined" {
+					t.Errorf("join notice became %+v", got.System)
+				}
+				continue
+			}
+			author, ok := users[got.Author]
+			if !ok || author.Username != dm.Author.Name || author.Flags&chat.UserFlagImported == 0 || (author.Bot != nil) != dm.Author.IsBot {
+				t.Errorf("message %s: author %+v, want imported %s (bot %v)", dm.ID, author, dm.Author.Name, dm.Author.IsBot)
+			}
+			if got.Content == nil || *got.Content != dm.Content {
+				t.Errorf("message %s: content %v, want %q", dm.ID, got.Content, dm.Content)
+			}
+			if (got.Pinned != nil && *got.Pinned) != dm.IsPinned {
+				t.Errorf("message %s: pinned %v, want %v", dm.ID, got.Pinned, dm.IsPinned)
+			}
+			if (got.Edited != nil) != (dm.TimestampEdited != nil) {
+				t.Errorf("message %s: edited %v", dm.ID, got.Edited)
+			}
+			if dm.Reference != nil {
+				if len(got.Replies) != 1 || got.Replies[0] != ids[*dm.Reference.MessageID] {
+					t.Errorf("message %s: replies %v, want %s", dm.ID, got.Replies, ids[*dm.Reference.MessageID])
+				}
+			}
+			for _, r := range dm.Reactions {
+				if r.Emoji.ID != "" {
+					continue // custom Discord emoji: reported, not kept
+				}
+				who := got.Reactions[r.Emoji.Name]
+				if len(who) != len(r.Users) {
+					t.Errorf("message %s: %s by %v, want %d users", dm.ID, r.Emoji.Name, who, len(r.Users))
+				}
+			}
+			if len(got.Attachments) != len(dm.Attachments) {
+				t.Errorf("message %s: %d attachments, want %d", dm.ID, len(got.Attachments), len(dm.Attachments))
+			}
+			for j, a := range got.Attachments {
+				res, err := h.Client.Get(h.URL + "/autumn/attachments/" + a.ID + "/" + a.Filename)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if want := fx.Media[dm.Attachments[j].URL]; res.StatusCode != http.StatusOK || !bytes.Equal(b, want) {
+					t.Errorf("attachment %s: %d %q, want %q", a.ID, res.StatusCode, b, want)
+				}
+			}
+		}
+	}
+
+	// The events socket sees the server and its channels.
+	ready := readyFrame(t, h, alice.Token)
+	for _, id := range append([]chat.ID{chat.ID(sid)}, srv.Channels...) {
+		if !strings.Contains(ready, string(id)) {
+			t.Errorf("Ready lacks %s", id)
+		}
+	}
+}
