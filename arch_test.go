@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/auth":      {chat},
 	"internal/ratelimit": {chat},
 	"internal/presence":  {chat, pubsub},
-	"internal/embeds":    {chat},
+	"internal/embeds":    {chat, "internal/egress"},
 	// embedstest is a loopback site serving the pages the preview tests read.
 	"internal/embeds/embedstest": {},
 	// voicetest runs a real livekit-server for the voice tests.
@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/config":          {},
 	"internal/apitest":         {"*"}, // the whole server, for tests only
 	"internal/voice":           {chat},
-	"internal/push":            {chat},
+	"internal/push":            {chat, "internal/egress"},
 	"internal/github":          {chat},
 	"internal/captcha":         {chat},
 	"internal/avatar":          {},
@@ -71,6 +71,9 @@ var allowed = map[string][]string{
 	"internal/importer/revolt/revolttest": {chat},
 
 	// Not in §2.
+	// egress is the one rule for addresses reached on a user's behalf
+	// (previews, the media proxy, push endpoints).
+	"internal/egress": {},
 	// sqlstore is the SQL both stores share (one file per collection).
 	"internal/store/sqlstore": {chat, store},
 	// event encodes an event once (JSON and msgpack) and names the topics

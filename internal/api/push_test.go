@@ -249,3 +249,38 @@ func TestWebPushCall(t *testing.T) {
 	// The caller is not told of their own call.
 	svc.None(300 * time.Millisecond)
 }
+
+// TestWebPushProductionEndpoints runs the production setting (no
+// allow_private) through the whole server: subscribing refuses every
+// endpoint the outbound rule (internal/egress) forbids, the same rule
+// link previews follow, and accepts a public https one.
+func TestWebPushProductionEndpoints(t *testing.T) {
+	t.Parallel()
+	keys, err := push.GenerateKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := apitest.Start(t, apitest.NoRateLimits, func(c *config.Config) {
+		c.Push = config.Push{VAPIDPublicKey: keys.Public, VAPIDPrivateKey: keys.Private, Subject: "mailto:ops@ermine.test"}
+	})
+	u := h.NewUser("Hana")
+	browser, err := push.GenerateKeys() // any P-256 point will do as the browser's key
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := func(endpoint string) *apitest.Response {
+		return h.Do(apitest.Request{Method: "POST", Path: "/push/subscribe", Session: u.Token,
+			Body: map[string]any{"endpoint": endpoint, "p256dh": browser.Public, "auth": "AAAAAAAAAAAAAAAAAAAAAA"}})
+	}
+	for _, host := range []string{"127.0.0.1", "10.0.0.1", "169.254.169.254", "100.64.0.1", "[64:ff9b::7f00:1]",
+		"[2002:7f00:1::1]", "0.1.2.3", "198.18.0.1", "240.0.0.1", "[fec0::1]", "[::ffff:127.0.0.1]", "localhost",
+		"intranet", "push.localhost"} {
+		t.Run(host, func(t *testing.T) {
+			wantError(t, sub("https://"+host+"/push/abc"), 400, "InvalidProperty")
+		})
+	}
+	wantError(t, sub("http://push.example.com/abc"), 400, "InvalidProperty")
+	if res := sub("https://push.example.com/abc"); res.Status != http.StatusNoContent {
+		t.Fatalf("a public https endpoint = %d %s", res.Status, res.Body)
+	}
+}

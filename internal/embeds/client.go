@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"ermine/internal/egress"
 )
 
 // ErrForbidden is returned for a URL Ermine will not fetch: a scheme other
@@ -29,47 +31,6 @@ const (
 	connectTimeout = 5 * time.Second
 	maxRedirects   = 5
 )
-
-// forbiddenPrefixes are the networks a fetch on a user's behalf must never
-// reach, beyond what netip.Addr's own predicates (loopback, private,
-// link-local, multicast, unspecified) already cover.
-var forbiddenPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: reaches IPv4 space
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),  // documentation
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-	netip.MustParsePrefix("100::/64"),       // discard-only
-	netip.MustParsePrefix("2002::/16"),      // 6to4: embeds an IPv4 address
-	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated)
-	netip.MustParsePrefix("fc00::/7"),       // unique-local (also IsPrivate)
-	netip.MustParsePrefix("169.254.0.0/16"), // link-local (also IsLinkLocalUnicast)
-	netip.MustParsePrefix("255.255.255.255/32"),
-}
-
-// PublicAddr reports whether a is an address on the public internet that a
-// fetch on a user's behalf may reach. IPv4-mapped IPv6 addresses are
-// refused outright: they are a classic way around checks that only look
-// at one family.
-func PublicAddr(a netip.Addr) bool {
-	if !a.IsValid() || a.Is4In6() || a.Zone() != "" {
-		return false
-	}
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	for _, p := range forbiddenPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
 
 // Resolver looks host names up. *net.Resolver satisfies it; tests pass
 // their own to point a public-looking name at a loopback address.
@@ -148,14 +109,11 @@ func NewClient(o ClientOptions) *Client {
 }
 
 // refusePrivate is the dialer's last word: it runs after resolution, on
-// the exact address about to be connected to.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbidden, address)
-	}
-	if !PublicAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrForbidden, ap.Addr())
+// the exact address about to be connected to (egress.Control, the rule
+// push endpoints follow too).
+func refusePrivate(network, address string, c syscall.RawConn) error {
+	if err := egress.Control(network, address, c); err != nil {
+		return fmt.Errorf("%w: %w", ErrForbidden, err)
 	}
 	return nil
 }
@@ -206,16 +164,13 @@ func (c *Client) checkURL(u *url.URL) error {
 	if c.allowed[host] {
 		return nil
 	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if !PublicAddr(ip) {
-			return fmt.Errorf("%w: %s", ErrForbidden, ip)
-		}
-		return nil
+	// Literal addresses that are not public and names without a dot
+	// (localhost, intranet hosts) are refused before any lookup.
+	if err := egress.CheckHost(host); err != nil {
+		return fmt.Errorf("%w: %w", ErrForbidden, err)
 	}
-	// Names without a dot (localhost, intranet hosts) are refused before
-	// any lookup, as the reference does.
-	if !strings.Contains(strings.TrimSuffix(host, "."), ".") {
-		return fmt.Errorf("%w: host %q", ErrForbidden, host)
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
 	}
 	h := strings.TrimSuffix(host, ".")
 	for _, d := range c.blocked {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ermine/internal/egress"
 	"ermine/internal/push"
 )
 
@@ -26,6 +27,7 @@ func FuzzValidSubscription(f *testing.F) {
 	f.Add("https://push.example/abc", k.Public, "AAAAAAAAAAAAAAAAAAAAAAAA")
 	f.Add("https:///nohost", "BAAA", "AAAAAAAAAAAAAAAAAAAAAA")
 	f.Add("https://:443/x", k.Public, "AAAAAAAAAAAAAAAAAAAAAA")
+	f.Add("https://100.64.0.1/x", k.Public, "AAAAAAAAAAAAAAAAAAAAAA")
 	f.Fuzz(func(t *testing.T, endpoint, p256dh, auth string) {
 		strict, loose := push.ValidEndpoint(endpoint, false), push.ValidEndpoint(endpoint, true)
 		if strict && !loose {
@@ -40,6 +42,8 @@ func FuzzValidSubscription(f *testing.F) {
 				t.Errorf("%q accepted: scheme %q, host %q, user %v", endpoint, u.Scheme, u.Hostname(), u.User)
 			case strict && u.Scheme != "https":
 				t.Errorf("%q accepted without private addresses but not https", endpoint)
+			case strict && egress.CheckHost(u.Hostname()) != nil:
+				t.Errorf("%q accepted without private addresses: %v", endpoint, egress.CheckHost(u.Hostname()))
 			}
 		}
 		if push.ValidKeys(p256dh, auth) {

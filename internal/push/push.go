@@ -20,10 +20,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
+
+	"ermine/internal/egress"
 )
 
 // Subscription is where and for whom a notification is encrypted: the
@@ -110,7 +111,8 @@ func New(o Options) *WebPush {
 	}
 	tr.Proxy = nil
 	if !o.AllowPrivate {
-		d := &net.Dialer{Timeout: 10 * time.Second, Control: publicOnly}
+		// The one outbound rule (internal/egress), as link previews follow.
+		d := &net.Dialer{Timeout: 10 * time.Second, Control: egress.Control}
 		tr.DialContext = d.DialContext
 	}
 	client := &http.Client{Transport: tr, Timeout: o.Timeout,
@@ -120,31 +122,20 @@ func New(o Options) *WebPush {
 }
 
 // ValidEndpoint reports whether endpoint may be used as a push endpoint:
-// an absolute https URL (http too when allowPrivate).
+// an absolute https URL whose host the outbound rule allows
+// (egress.CheckHost: no private or loopback literal, no dotless name;
+// names are checked again once resolved, when posting). With
+// allowPrivate, plain http and any host are accepted (tests, a push
+// service on the operator's own network).
 func ValidEndpoint(endpoint string, allowPrivate bool) bool {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Hostname() == "" || u.User != nil || len(endpoint) > 2048 {
 		return false
 	}
-	return u.Scheme == "https" || allowPrivate && u.Scheme == "http"
-}
-
-// errNotPublic is the dialer's refusal of a non-public address.
-var errNotPublic = errors.New("push: endpoint address is not public")
-
-// publicOnly refuses connections to loopback, private, link-local and
-// unspecified addresses.
-func publicOnly(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
+	if allowPrivate {
+		return u.Scheme == "https" || u.Scheme == "http"
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
-		return fmt.Errorf("%w: %s", errNotPublic, host)
-	}
-	return nil
+	return u.Scheme == "https" && egress.CheckHost(u.Hostname()) == nil
 }
 
 // Send implements Sender.
@@ -156,7 +147,7 @@ func (w *WebPush) Send(ctx context.Context, sub Subscription, payload []byte) er
 		&webpush.Subscription{Endpoint: sub.Endpoint, Keys: webpush.Keys{P256dh: sub.P256DH, Auth: sub.Auth}},
 		&webpush.Options{HTTPClient: w.client, Subscriber: w.subject, TTL: w.ttl, Urgency: webpush.UrgencyHigh,
 			VAPIDPublicKey: w.keys.Public, VAPIDPrivateKey: w.keys.Private})
-	if errors.Is(err, errNotPublic) {
+	if errors.Is(err, egress.ErrForbidden) {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	if err != nil {
