@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,3 +168,85 @@ func TestQueueGivesUpAndNeverBlocks(t *testing.T) {
 type senderFunc func(ctx context.Context) error
 
 func (f senderFunc) Send(ctx context.Context, _ push.Subscription, _ []byte) error { return f(ctx) }
+
+// endpointSender answers per endpoint: a stalled push service never
+// answers (until the attempt's deadline); any other delivers at once.
+type endpointSender struct {
+	delivered chan string
+	stalled   atomic.Int32
+}
+
+func (s *endpointSender) Send(ctx context.Context, sub push.Subscription, _ []byte) error {
+	if strings.HasPrefix(sub.Endpoint, "https://stalled.example/") {
+		s.stalled.Add(1)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	s.delivered <- sub.Endpoint
+	return nil
+}
+
+// TestQueueStalledServiceDelaysOnlyItsOwn fills the queue with
+// notifications for a push service that never answers, then one for
+// another service: that one is delivered at once, not after the stalled
+// ones' timeouts, and each attempt ends at its deadline.
+func TestQueueStalledServiceDelaysOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	s := &endpointSender{delivered: make(chan string, 10)}
+	q := push.NewQueue(push.QueueOptions{Sender: s, Workers: 4, Timeout: 3 * time.Second, Attempts: 2, Backoff: time.Millisecond})
+	defer q.Close()
+	for i := range 50 {
+		if !q.Enqueue(push.Job{Key: "stalled", Sub: push.Subscription{Endpoint: "https://stalled.example/" + strconv.Itoa(i)}}) {
+			t.Fatal("not queued")
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // the workers have taken the stalled jobs
+	start := time.Now()
+	for i := range 3 {
+		q.Enqueue(push.Job{Key: "ok", Sub: push.Subscription{Endpoint: "https://ok.example/" + strconv.Itoa(i)}})
+	}
+	for range 3 {
+		select {
+		case <-s.delivered:
+		case <-time.After(time.Second):
+			t.Fatalf("another service's notification waited more than a second behind a stalled one (%d stalled attempts under way)", s.stalled.Load())
+		}
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("delivered after %s", d)
+	}
+	if n := s.stalled.Load(); n > 2 {
+		t.Errorf("%d attempts to the stalled service at once, want at most 2", n)
+	}
+}
+
+// TestQueueAttemptTimeout: an attempt that gets no answer ends at the
+// attempt timeout, and is retried.
+func TestQueueAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	var deadlines atomic.Int32
+	done := make(chan struct{})
+	q := push.NewQueue(push.QueueOptions{Timeout: 50 * time.Millisecond, Attempts: 2, Backoff: time.Millisecond,
+		Sender: senderFunc(func(ctx context.Context) error {
+			if _, ok := ctx.Deadline(); ok {
+				deadlines.Add(1)
+			}
+			<-ctx.Done()
+			if calls.Add(1) == 2 {
+				close(done)
+			}
+			return ctx.Err()
+		})})
+	defer q.Close()
+	start := time.Now()
+	q.Enqueue(push.Job{Key: "k", Sub: push.Subscription{Endpoint: "https://slow.example/x"}})
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%d attempts in 5 s", calls.Load())
+	}
+	if d := time.Since(start); d > 2*time.Second || deadlines.Load() != 2 {
+		t.Errorf("two attempts took %s, %d with a deadline", d, deadlines.Load())
+	}
+}
