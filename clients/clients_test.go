@@ -121,7 +121,13 @@ func buildErmine(t *testing.T) string {
 // is printed when the test fails.
 func startErmine(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	return startErmineOn(t, bin, filepath.Join(t.TempDir(), "data"))
+}
+
+// startErmineOn is startErmine on the data directory data.
+func startErmineOn(t *testing.T, bin, data string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", data)
 	// Link previews may fetch from the suite's own loopback page server.
 	cmd.Env = append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info",
 		"ERMINE_EMBEDS_ALLOWED_PRIVATE_HOSTS=127.0.0.1")

@@ -311,7 +311,7 @@ func readyFrame(t *testing.T, h *apitest.Harness, token string) string {
 // stops after committing some batches; with the file whole again the same
 // command resumes and ends with every message once.
 func TestImportRevoltInterrupted(t *testing.T) {
-	f, err := revolttest.Write(t.TempDir(), revolttest.Options{Messages: 1300})
+	f, err := revolttest.Write(t.TempDir(), revolttest.Options{Messages: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}

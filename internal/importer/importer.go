@@ -25,7 +25,7 @@ var ErrNotEmpty = errors.New("the target instance is not empty")
 var ErrOtherImport = errors.New("another import into this instance is unfinished")
 
 // DefaultBatch is how many source documents one transaction commits.
-const DefaultBatch = 500
+const DefaultBatch = 2000
 
 // Options configure a Pipeline.
 type Options struct {

@@ -196,7 +196,7 @@ var collections = []collection{
 	{name: "channel_invites", read: (*reader).invite},
 	{name: "channel_webhooks", read: (*reader).webhook},
 	{name: "emojis", read: (*reader).emoji},
-	{name: "messages", read: (*reader).message},
+	{name: "messages"}, // read by (*reader).messages
 	{name: "channel_unreads", read: (*reader).unread},
 	{name: "safety_reports", read: (*reader).report},
 	{name: "audit_logs", read: (*reader).auditLog},
@@ -221,6 +221,9 @@ func (r *reader) collection(ctx context.Context, c collection, name string) erro
 		}
 	}
 	w := r.p.Collection(c.name, r.d.Count(name))
+	if c.name == "messages" {
+		return r.messages(ctx, w, name)
+	}
 	err := r.d.Each(name, r.p.Done(c.name), func(doc bson.Raw) error {
 		w.ID(docID(doc))
 		if err := c.read(r, ctx, w, doc); err != nil {
@@ -477,17 +480,55 @@ func (r *reader) emoji(_ context.Context, w *importer.Writer, doc bson.Raw) erro
 	return nil
 }
 
-func (r *reader) message(_ context.Context, w *importer.Writer, doc bson.Raw) error {
-	m, err := convertMessage(doc)
-	if err != nil {
-		return unknown(w, doc, err)
+// converted is a message document read and converted ahead of writing.
+type converted struct {
+	id  string
+	m   *chat.Message
+	err error // unknown shape
+}
+
+// messages reads the messages collection: one goroutine reads and
+// converts documents while this one writes them, so decoding and the
+// store's work overlap. The queue between them is bounded.
+func (r *reader) messages(ctx context.Context, w *importer.Writer, name string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan converted, 1024)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(queue)
+		readErr <- r.d.Each(name, r.p.Done("messages"), func(doc bson.Raw) error {
+			m, err := convertMessage(doc)
+			c := converted{id: docID(doc), m: m, err: err}
+			select {
+			case queue <- c:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	for c := range queue {
+		w.ID(c.id)
+		switch {
+		case c.err != nil:
+			w.Skip(c.id, "unknown shape: "+c.err.Error())
+		case !r.channels[c.m.Channel]:
+			w.Skip(c.id, "a reference to a missing channel")
+		default:
+			w.Message(c.m)
+		}
+		if err := w.Next(ctx); err != nil {
+			cancel()
+			for range queue {
+			}
+			return err
+		}
 	}
-	if !r.channels[m.Channel] {
-		w.Skip(string(m.ID), "a reference to a missing channel")
-		return nil
+	if err := <-readErr; err != nil {
+		return err
 	}
-	w.Message(m)
-	return nil
+	return w.Close(ctx)
 }
 
 func (r *reader) unread(_ context.Context, w *importer.Writer, doc bson.Raw) error {

@@ -6,6 +6,7 @@
 package revolttest
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/aes"
@@ -468,4 +469,50 @@ func (d D) MarshalBSON() ([]byte, error) {
 		out[i] = bson.E{Key: e.K, Value: e.V}
 	}
 	return bson.Marshal(out)
+}
+
+// AppendMessages appends n messages to the General channel of a dump
+// Write made as a directory (not gzipped), streaming them to the file so
+// that dumps of millions of messages take no memory. Every tenth message
+// mentions bob, every twentieth has a reaction, every hundredth is
+// edited (as a BSON date) and replies to the one before.
+func AppendMessages(f *Fixture, n int) error {
+	file, err := os.OpenFile(filepath.Join(f.Dump, "revolt", "messages.bson"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(file, 1<<20)
+	g := &ids{t: time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC)}
+	var prev chat.ID
+
+	for i := range n {
+		id := g.next()
+		author := f.Alice
+		if i%2 == 1 {
+			author = f.Bob
+		}
+		doc := D{{"_id", string(id)}, {"channel", string(f.General)}, {"author", string(author)},
+			{"content", fmt.Sprintf("message %d: the quick brown fox jumps over the lazy dog", i)}}
+		if i%10 == 0 {
+			doc = append(doc, E{"mentions", bson.A{string(f.Bob)}})
+		}
+		if i%20 == 0 {
+			doc = append(doc, E{"reactions", D{{"👍", bson.A{string(f.Alice)}}}})
+		}
+		if i%100 == 0 && prev != "" {
+			doc = append(doc, E{"edited", bson.DateTime(id.Time().Add(time.Minute).UnixMilli())}, E{"replies", bson.A{string(prev)}})
+		}
+		raw, err := bson.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(raw); err != nil {
+			return err
+		}
+		prev = id
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return file.Close()
 }
