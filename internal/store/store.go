@@ -104,6 +104,8 @@ type Accounts interface {
 	FetchRegistrationInvites(ctx context.Context) ([]*chat.RegistrationInvite, error)
 	// UpdateRegistrationInvite replaces a stored code.
 	UpdateRegistrationInvite(ctx context.Context, inv *chat.RegistrationInvite) error
+	// DeleteRegistrationInvite removes a code; ErrNotFound if missing.
+	DeleteRegistrationInvite(ctx context.Context, code string) error
 }
 
 // Sessions keeps logged-in devices.
@@ -442,6 +444,8 @@ type Safety interface {
 type ReportQuery struct {
 	Status string  // only reports with this status, when set
 	Author chat.ID // only reports filed by this user, when set
+	// Content: only reports of this item (a message, server or user id), when set.
+	Content chat.ID
 	Before chat.ID // only ids < Before, when set
 	Limit  int     // 1..1000
 }
@@ -450,9 +454,13 @@ type ReportQuery struct {
 // finding users, counting, and events written for a node to publish.
 type Platform interface {
 	// SearchUsers lists users, ordered by id, whose id equals query or
-	// whose username contains it (case-insensitive); every user when
-	// query is empty. Only ids > After when After is set.
+	// whose username or account email contains it (case-insensitive);
+	// every user when query is empty. Only ids > After when After is set.
 	SearchUsers(ctx context.Context, q UserSearch) ([]*chat.User, error)
+	// SearchServers lists servers, ordered by id, whose id equals query
+	// or whose name contains it (case-insensitive); every server when
+	// query is empty. Only ids > After when After is set.
+	SearchServers(ctx context.Context, q UserSearch) ([]*chat.Server, error)
 	// FetchMessagesByAuthor lists the messages written by author, oldest
 	// first, with ids > after when after is set, at most limit.
 	FetchMessagesByAuthor(ctx context.Context, author, after chat.ID, limit int) ([]*chat.Message, error)
@@ -466,9 +474,22 @@ type Platform interface {
 	// TakeRelayEvents removes and returns up to limit kept frames, oldest
 	// first. Each frame is returned once.
 	TakeRelayEvents(ctx context.Context, limit int) ([]RelayEvent, error)
+	// InsertAdminAction adds an entry to the instance's audit log;
+	// ErrConflict if the id exists.
+	InsertAdminAction(ctx context.Context, e *chat.AdminAction) error
+	// FetchAdminActions lists audit log entries, newest first: only ids <
+	// Before when set, only those acting on Target when set, at most Limit.
+	FetchAdminActions(ctx context.Context, q AdminActionQuery) ([]*chat.AdminAction, error)
 }
 
-// UserSearch selects a page of users.
+// AdminActionQuery selects a page of the instance's audit log.
+type AdminActionQuery struct {
+	Target string
+	Before chat.ID
+	Limit  int // 1..1000
+}
+
+// UserSearch selects a page of users (or of servers, for SearchServers).
 type UserSearch struct {
 	Query string
 	After chat.ID

@@ -77,6 +77,9 @@ var dialect = &sqlstore.Dialect{
 	SetField: func(col, key string) string {
 		return "jsonb_set(" + col + "::jsonb, '{" + key + "}', ?::jsonb)::text"
 	},
+	Field: func(col, key string) string {
+		return "(" + col + "::jsonb ->> '" + key + "')"
+	},
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)

@@ -127,6 +127,9 @@ var dialect = &sqlstore.Dialect{
 	SetField: func(col, key string) string {
 		return "json_set(" + col + ", '$." + key + "', json(?))"
 	},
+	Field: func(col, key string) string {
+		return "json_extract(" + col + ", '$." + key + "')"
+	},
 }
 
 var _ store.Store = (*sqlstore.DB)(nil)

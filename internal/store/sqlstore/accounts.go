@@ -132,3 +132,8 @@ func (s *DB) UpdateRegistrationInvite(ctx context.Context, inv *chat.Registratio
 	}
 	return s.execOne(ctx, `UPDATE registration_invites SET data = ? WHERE code = ?`, data, inv.Code)
 }
+
+// DeleteRegistrationInvite removes a registration code.
+func (s *DB) DeleteRegistrationInvite(ctx context.Context, code string) error {
+	return s.execOne(ctx, `DELETE FROM registration_invites WHERE code = ?`, code)
+}

@@ -8,16 +8,25 @@ import (
 	"ermine/internal/store"
 )
 
-// SearchUsers lists users by id or username.
+// SearchUsers lists users by id, username or account email.
 func (s *DB) SearchUsers(ctx context.Context, q store.UserSearch) ([]*chat.User, error) {
 	pattern := "%" + likeEscape(strings.ToLower(q.Query)) + "%"
 	docs, err := many[chat.UserDoc](ctx, s, `SELECT data FROM users
-		WHERE (? = '' OR id = ? OR username_lower LIKE ? ESCAPE '\') AND id > ?
-		ORDER BY id LIMIT ?`, q.Query, q.Query, pattern, q.After, q.Limit)
+		WHERE (? = '' OR id = ? OR username_lower LIKE ? ESCAPE '\'
+			OR id IN (SELECT id FROM accounts WHERE email_normalised LIKE ? ESCAPE '\')) AND id > ?
+		ORDER BY id LIMIT ?`, q.Query, q.Query, pattern, pattern, q.After, q.Limit)
 	if err != nil {
 		return nil, err
 	}
 	return users(docs), nil
+}
+
+// SearchServers lists servers by id or name.
+func (s *DB) SearchServers(ctx context.Context, q store.UserSearch) ([]*chat.Server, error) {
+	pattern := "%" + likeEscape(strings.ToLower(q.Query)) + "%"
+	return many[chat.Server](ctx, s, `SELECT data FROM servers
+		WHERE (? = '' OR id = ? OR LOWER(`+s.d.Field("data", "name")+`) LIKE ? ESCAPE '\') AND id > ?
+		ORDER BY id LIMIT ?`, q.Query, q.Query, pattern, q.After, q.Limit)
 }
 
 // likeEscape escapes the wildcards of a LIKE pattern.
@@ -93,4 +102,27 @@ func (s *DB) TakeRelayEvents(ctx context.Context, limit int) ([]store.RelayEvent
 		return nil
 	})
 	return out, err
+}
+
+// InsertAdminAction adds an entry to the instance's audit log.
+func (s *DB) InsertAdminAction(ctx context.Context, e *chat.AdminAction) error {
+	data, err := encode(e)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, `INSERT INTO admin_actions (id, target, data) VALUES (?, ?, ?)`, e.ID, e.Target, data)
+	return err
+}
+
+// FetchAdminActions lists the instance's audit log, newest first.
+func (s *DB) FetchAdminActions(ctx context.Context, q store.AdminActionQuery) ([]*chat.AdminAction, error) {
+	where, args := []string{"1 = 1"}, []any{}
+	if q.Target != "" {
+		where, args = append(where, "target = ?"), append(args, q.Target)
+	}
+	if q.Before != "" {
+		where, args = append(where, "id < ?"), append(args, q.Before)
+	}
+	return many[chat.AdminAction](ctx, s, `SELECT data FROM admin_actions WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id DESC LIMIT ?`, append(args, q.Limit)...)
 }

@@ -47,6 +47,9 @@ type Dialect struct {
 	// SetField is the expression of JSON document column col with its
 	// top-level key set to the JSON value of the next placeholder.
 	SetField func(col, key string) string
+	// Field is the expression of the text of JSON document column col's
+	// top-level key (NULL when absent).
+	Field func(col, key string) string
 	// ByAuthor is the query and arguments listing author's messages with
 	// ids after after, oldest first, at most limit, as messageCols. Nil
 	// uses the table's (author_id, id) index.

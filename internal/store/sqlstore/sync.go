@@ -160,6 +160,9 @@ func (s *DB) FetchReports(ctx context.Context, q store.ReportQuery) ([]*chat.Rep
 	if q.Author != "" {
 		where, args = append(where, "author_id = ?"), append(args, q.Author)
 	}
+	if q.Content != "" {
+		where, args = append(where, "content_id = ?"), append(args, q.Content)
+	}
 	if q.Before != "" {
 		where, args = append(where, "id < ?"), append(args, q.Before)
 	}

@@ -174,6 +174,11 @@ func testRegistrationInvites(t *testing.T, s store.Store) {
 	same(t, got, a)
 	_, err = s.FetchRegistrationInvite(c, "nope")
 	wantErr(t, err, store.ErrNotFound)
+	must(t, s.DeleteRegistrationInvite(c, "second"))
+	wantErr(t, s.DeleteRegistrationInvite(c, "second"), store.ErrNotFound)
+	list, err = s.FetchRegistrationInvites(c)
+	must(t, err)
+	same(t, list, []*chat.RegistrationInvite{a})
 }
 
 func testSessions(t *testing.T, s store.Store) {
@@ -1138,6 +1143,10 @@ func testSafety(t *testing.T, s store.Store) {
 	mine, err := s.FetchReports(c, store.ReportQuery{Author: author, Limit: 10})
 	must(t, err)
 	same(t, []chat.ID{mine[0].ID, mine[1].ID}, []chat.ID{dup.ID, r1.ID})
+	against, err := s.FetchReports(c, store.ReportQuery{Content: "y", Limit: 10})
+	must(t, err)
+	same(t, len(against), 1)
+	same(t, against[0].ID, r2.ID)
 	older, err := s.FetchReports(c, store.ReportQuery{Before: dup.ID, Limit: 1})
 	must(t, err)
 	same(t, []chat.ID{older[0].ID}, []chat.ID{r2.ID})
@@ -1263,6 +1272,52 @@ func testPlatform(t *testing.T, s store.Store) {
 	found, err = s.SearchUsers(c, store.UserSearch{After: a.ID, Limit: 1})
 	must(t, err)
 	same(t, ids(found), []chat.ID{b.ID})
+	// An account's address finds its user.
+	must(t, s.InsertAccount(c, &chat.Account{ID: b.ID, Email: "Stoat@Example.com", EmailNormalised: "stoat.mail@example.com"}))
+	found, err = s.SearchUsers(c, store.UserSearch{Query: "mail@EXAMPLE", Limit: 10})
+	must(t, err)
+	same(t, ids(found), []chat.ID{b.ID})
+
+	// Servers by id or name.
+	s1, s2 := newServer(a.ID), newServer(b.ID)
+	s1.Name, s2.Name = "Weasel Den", "Burrow_50%"
+	must(t, s.InsertServer(c, s1))
+	must(t, s.InsertServer(c, s2))
+	svIDs := func(ss []*chat.Server) []chat.ID {
+		out := []chat.ID{}
+		for _, sv := range ss {
+			out = append(out, sv.ID)
+		}
+		return out
+	}
+	servers, err := s.SearchServers(c, store.UserSearch{Query: "den", Limit: 10})
+	must(t, err)
+	same(t, svIDs(servers), []chat.ID{s1.ID})
+	servers, err = s.SearchServers(c, store.UserSearch{Query: "0%", Limit: 10})
+	must(t, err)
+	same(t, svIDs(servers), []chat.ID{s2.ID})
+	servers, err = s.SearchServers(c, store.UserSearch{Query: string(s2.ID), Limit: 10})
+	must(t, err)
+	same(t, svIDs(servers), []chat.ID{s2.ID})
+	servers, err = s.SearchServers(c, store.UserSearch{After: s1.ID, Limit: 10})
+	must(t, err)
+	same(t, svIDs(servers), []chat.ID{s2.ID})
+
+	// The instance's audit log, newest first.
+	e1 := &chat.AdminAction{ID: chat.NewID(), User: a.ID, Action: "DisableUser", Target: string(b.ID)}
+	e2 := &chat.AdminAction{ID: chat.NewID(), Action: "WipeUser", Target: string(d.ID), Detail: map[string]any{"mode": "ban"}}
+	must(t, s.InsertAdminAction(c, e1))
+	must(t, s.InsertAdminAction(c, e2))
+	wantErr(t, s.InsertAdminAction(c, e1), store.ErrConflict)
+	log, err := s.FetchAdminActions(c, store.AdminActionQuery{Limit: 10})
+	must(t, err)
+	same(t, log, []*chat.AdminAction{e2, e1})
+	log, err = s.FetchAdminActions(c, store.AdminActionQuery{Target: string(b.ID), Limit: 10})
+	must(t, err)
+	same(t, log, []*chat.AdminAction{e1})
+	log, err = s.FetchAdminActions(c, store.AdminActionQuery{Before: e2.ID, Limit: 10})
+	must(t, err)
+	same(t, log, []*chat.AdminAction{e1})
 
 	channel := chat.NewID()
 	var mine []chat.ID
@@ -1314,7 +1369,7 @@ func testPlatform(t *testing.T, s store.Store) {
 
 	counts, err := s.CountObjects(c)
 	must(t, err)
-	same(t, counts, store.Counts{Users: 3, Messages: 5})
+	same(t, counts, store.Counts{Accounts: 1, Users: 3, Servers: 2, Messages: 5})
 
 	none, err := s.TakeRelayEvents(c, 10)
 	must(t, err)
