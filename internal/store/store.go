@@ -446,8 +446,8 @@ type ReportQuery struct {
 	Author chat.ID // only reports filed by this user, when set
 	// Content: only reports of this item (a message, server or user id), when set.
 	Content chat.ID
-	Before chat.ID // only ids < Before, when set
-	Limit  int     // 1..1000
+	Before  chat.ID // only ids < Before, when set
+	Limit   int     // 1..1000
 }
 
 // Platform holds what running an instance needs beyond the chat itself:
