@@ -17,6 +17,7 @@ import (
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/store"
 	ermineserver "ermine/internal/server"
 )
 
@@ -275,6 +276,11 @@ func TestBackupRestore(t *testing.T) {
 		if fi.Mode().Perm() != 0o600 {
 			t.Errorf("backup %s: mode %v, want 0600", filepath.Base(f), fi.Mode().Perm())
 		}
+	}
+	// Each backup is in the instance's audit log, for the console's warning.
+	taken, err := h.Server.Store.FetchAdminActions(context.Background(), store.AdminActionQuery{Target: "backup", Limit: 10})
+	if err != nil || len(taken) != 2 || taken[0].Action != "Backup" || taken[0].Detail["file"] != archive {
+		t.Errorf("recorded backups = %+v, %v", taken, err)
 	}
 
 	// Restored into an empty data directory, served again.

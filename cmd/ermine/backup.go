@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func backup(ctx context.Context, cfg config.Config, args []string, stdout, stder
 			return err
 		}
 		fmt.Fprintf(stdout, "database copied to %s\n", dest)
-		return nil
+		return recordBackup(ctx, cfg, dest, stderr)
 	}
 	if cfg.Files.Backend == config.FilesS3 {
 		return errors.New("backup: uploads are in S3; back the bucket up with the S3 provider's tools and run backup without --files")
@@ -75,7 +76,21 @@ func backup(ctx context.Context, cfg config.Config, args []string, stdout, stder
 		return fmt.Errorf("backup: %w", err)
 	}
 	fmt.Fprintf(stdout, "database and files archived to %s\n", dest)
-	return nil
+	return recordBackup(ctx, cfg, dest, stderr)
+}
+
+// recordBackup notes the backup in the instance's audit log, where the
+// operator's console reads when the last one was taken.
+func recordBackup(ctx context.Context, cfg config.Config, dest string, stderr io.Writer) error {
+	ad, err := server.OpenAdmin(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		return fmt.Errorf("backup: record it: %w", err)
+	}
+	defer ad.Close()
+	if abs, err := filepath.Abs(dest); err == nil {
+		dest = abs
+	}
+	return ad.App.RecordBackup(ctx, dest)
 }
 
 // writeArchive writes a tar.gz of the database file and the files tree

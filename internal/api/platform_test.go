@@ -3,14 +3,17 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"ermine/internal/api"
+	"ermine/internal/app"
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/store"
 )
 
 // makeAdmin marks u privileged, as `ermine admin grant-privileged` does.
@@ -174,6 +177,14 @@ func TestAdminRoutesNeedPrivilege(t *testing.T) {
 	h := apitest.Start(t, apitest.NoRateLimits)
 	plain, target := h.NewUser("Plain"), h.NewUser("Target")
 	_, botToken := newBotUser(t, h, plain, "adminbot")
+	// Real objects where a refused call could change them: a server with
+	// a member, a registration invite.
+	sv := newServer(t, h, target, plain)
+	invs, err := h.Server.App.CreateRegistrationInvites(context.Background(), app.Operator(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invite := invs[0].Code
 	type route struct{ method, path string }
 	var routes []route
 	for _, p := range api.RoutePatterns() {
@@ -193,27 +204,46 @@ func TestAdminRoutesNeedPrivilege(t *testing.T) {
 				segs[i] = ""
 			case "{target}", "{user}":
 				segs[i] = string(target.ID)
+			case "{server}":
+				segs[i] = string(sv.ID)
+			case "{member}":
+				segs[i] = string(plain.ID)
+			case "{code}":
+				segs[i] = invite
 			default:
 				segs[i] = string(chat.NewID())
 			}
 		}
 		routes = append(routes, route{method, strings.Join(segs, "/")})
 	}
-	if len(routes) < 10 {
+	if len(routes) < 23 || !slices.Contains(routes, route{"GET", "/admin/overview"}) {
 		t.Fatalf("only %d admin routes in the table: %v", len(routes), routes)
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			body := map[string]any{"mode": "ban", "badges": 1}
+			body := map[string]any{"mode": "ban", "badges": 1, "owner": string(plain.ID), "password": "a long enough password"}
 			wantError(t, h.Do(apitest.Request{Method: r.method, Path: r.path, Session: plain.Token, Body: body}), 403, "NotPrivileged")
 			wantError(t, h.Do(apitest.Request{Method: r.method, Path: r.path, Bot: botToken, Body: body}), 403, "NotPrivileged")
 			wantError(t, h.Do(apitest.Request{Method: r.method, Path: r.path, Body: body}), 401, "NotAuthenticated")
 		})
 	}
 	// Nothing was changed by the refused calls.
-	u, err := h.Server.Store.FetchUser(context.Background(), target.ID)
+	ctx := context.Background()
+	u, err := h.Server.Store.FetchUser(ctx, target.ID)
 	if err != nil || u.Flags != 0 || u.Badges != 0 {
 		t.Fatalf("target after refused calls = %+v, %v", u, err)
+	}
+	if s, err := h.Server.Store.FetchServer(ctx, sv.ID); err != nil || s.Owner != target.ID {
+		t.Fatalf("server after refused calls = %+v, %v", s, err)
+	}
+	if _, err := h.Server.Store.FetchMember(ctx, sv.ID, plain.ID); err != nil {
+		t.Fatalf("member after refused calls: %v", err)
+	}
+	if _, err := h.Server.Store.FetchRegistrationInvite(ctx, invite); err != nil {
+		t.Fatalf("invite after refused calls: %v", err)
+	}
+	if log, err := h.Server.Store.FetchAdminActions(ctx, store.AdminActionQuery{Limit: 10}); err != nil || len(log) != 1 { // the invite made above
+		t.Fatalf("audit log after refused calls = %v, %v", log, err)
 	}
 }
 

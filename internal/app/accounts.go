@@ -691,6 +691,9 @@ func (a *App) CreateRegistrationInvites(ctx context.Context, c *Caller, n int) (
 	if err != nil {
 		return nil, err
 	}
+	for _, inv := range out {
+		a.recordAdmin(ctx, c, AdminCreateInvite, inv.Code, nil)
+	}
 	return out, nil
 }
 

@@ -179,6 +179,11 @@ func (a *App) AdminSetDisabled(ctx context.Context, c *Caller, id chat.ID, disab
 	if ended {
 		a.publishSessionsDeleted(ctx, id, nil)
 	}
+	action := AdminEnableUser
+	if disabled {
+		action = AdminDisableUser
+	}
+	a.recordAdmin(ctx, c, action, string(id), nil)
 	return nil
 }
 
@@ -230,6 +235,17 @@ func (a *App) AdminEditUser(ctx context.Context, c *Caller, id chat.ID, d AdminU
 			a.log.ErrorContext(ctx, "announce user edit", "err", err)
 		}
 	}
+	detail := map[string]any{}
+	if d.Badges != nil {
+		detail["badges"] = *d.Badges
+	}
+	if d.Flags != nil {
+		detail["flags"] = *d.Flags
+	}
+	if d.Privileged != nil {
+		detail["privileged"] = *d.Privileged
+	}
+	a.recordAdmin(ctx, c, AdminEditUser, string(id), detail)
 	return a.adminUser(ctx, u)
 }
 
@@ -367,6 +383,7 @@ func (a *App) AdminWipeUser(ctx context.Context, c *Caller, id chat.ID, mode str
 	eventID := string(chat.NewID())
 	a.publish(ctx, chat.EvUserPlatformWipe, chat.UserPlatformWipeEvent{Type: chat.EvUserPlatformWipe,
 		UserID: id, Flags: u.Flags | flag, EventID: &eventID}, dedupeTopics(topics)...)
+	a.recordAdmin(ctx, c, AdminWipeUser, string(id), map[string]any{"mode": mode})
 	return nil
 }
 
@@ -500,6 +517,7 @@ func (a *App) AdminResolveReport(ctx context.Context, c *Caller, id chat.ID, d R
 	if err := a.store.UpdateReport(ctx, r); err != nil {
 		return nil, dbError("update report", err)
 	}
+	a.recordAdmin(ctx, c, AdminResolveReport, string(id), map[string]any{"status": r.Status, "action": r.Action, "notes": r.Note})
 	return r, nil
 }
 
@@ -653,8 +671,10 @@ func (a *App) AdminResetPassword(ctx context.Context, c *Caller, id chat.ID, pas
 	}
 	if hash != "" {
 		a.publishSessionsDeleted(ctx, id, nil)
+		a.recordAdmin(ctx, c, AdminResetPassword, string(id), map[string]any{"set": true})
 		return "", nil
 	}
+	a.recordAdmin(ctx, c, AdminResetPassword, string(id), map[string]any{"set": false})
 	return a.appURL + resetPath + tok.Token, nil
 }
 

@@ -143,6 +143,9 @@ type Deps struct {
 	// WebhooksOff turns webhooks off: their use cases answer
 	// FeatureDisabled.
 	WebhooksOff bool
+
+	// Instance describes the node to the operator's console.
+	Instance Instance
 }
 
 // App runs the use cases.
@@ -175,6 +178,7 @@ type App struct {
 	voice      voice.Service
 	// webhooksOff makes every webhook use case answer FeatureDisabled.
 	webhooksOff bool
+	instance    Instance
 
 	dummyOnce sync.Once // dummy is made on the first login of an unknown address
 	dummy     string
@@ -227,7 +231,7 @@ func New(d Deps) *App {
 		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
 		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff, voice: d.Voice,
 		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
-		mailRetry: d.MailRetry, closing: make(chan struct{}),
+		mailRetry: d.MailRetry, closing: make(chan struct{}), instance: d.Instance,
 		nonces:       d.Nonces,
 		lastMessages: newLastMessages(d.Store, d.Log.ErrorContext),
 		lastSeen:     newLastSeen(d.Store, d.Log.ErrorContext),

@@ -162,5 +162,6 @@ func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExpor
 	if x.Unreads == nil {
 		x.Unreads = []*chat.ChannelUnread{}
 	}
+	a.recordAdmin(ctx, c, AdminExportUser, string(id), nil)
 	return x, nil
 }

@@ -146,7 +146,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
 		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
 		WebhooksOff: !cfg.Webhooks.Enabled,
-		Presence:    state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes}
+		Presence:    state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes,
+		Instance: app.Instance{Version: Version, Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
+			DiskUploads: cfg.Files.Backend != config.FilesS3}}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})

@@ -202,6 +202,30 @@ func (l *LiveKit) twirp(ctx context.Context, node, method, room string, in any) 
 	return fmt.Errorf("voice: %s on %s: %d %s %s", method, node, res.StatusCode, te.Code, te.Msg)
 }
 
+// Ping checks that node answers over HTTP (LiveKit serves "OK" at its
+// root); any answer below 500 counts, a refused connection, a timeout
+// or a server error does not.
+func (l *LiveKit) Ping(ctx context.Context, node string) error {
+	n, ok := l.Node(node)
+	if !ok {
+		return fmt.Errorf("voice: unknown node %q", node)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(n.URL, "/")+"/", nil)
+	if err != nil {
+		return err
+	}
+	res, err := l.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("voice: ping %s: %w", node, err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 4<<10))
+	if res.StatusCode >= 500 {
+		return fmt.Errorf("voice: ping %s: %s", node, res.Status)
+	}
+	return nil
+}
+
 // ErrNotFound is a room or participant LiveKit does not know.
 var ErrNotFound = errors.New("voice: not found")
 

@@ -13,7 +13,7 @@ func (s *DB) SearchUsers(ctx context.Context, q store.UserSearch) ([]*chat.User,
 	pattern := "%" + likeEscape(strings.ToLower(q.Query)) + "%"
 	docs, err := many[chat.UserDoc](ctx, s, `SELECT data FROM users
 		WHERE (? = '' OR id = ? OR username_lower LIKE ? ESCAPE '\'
-			OR id IN (SELECT id FROM accounts WHERE email_normalised LIKE ? ESCAPE '\')) AND id > ?
+			OR id IN (SELECT id FROM accounts WHERE LOWER(`+s.d.Field("data", "email")+`) LIKE ? ESCAPE '\')) AND id > ?
 		ORDER BY id LIMIT ?`, q.Query, q.Query, pattern, pattern, q.After, q.Limit)
 	if err != nil {
 		return nil, err
