@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"ermine/internal/api"
-	"ermine/internal/app"
 	"ermine/internal/apitest"
+	"ermine/internal/app"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/store"
