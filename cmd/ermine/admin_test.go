@@ -17,8 +17,8 @@ import (
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
-	"ermine/internal/store"
 	ermineserver "ermine/internal/server"
+	"ermine/internal/store"
 )
 
 // runningNode starts a node on dir, as `ermine --data dir` would, with
