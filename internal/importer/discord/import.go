@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -138,7 +139,7 @@ func (im *importState) survey(ctx context.Context, files []string) error {
 			return err
 		}
 		var ch *channel
-		err = Read(f, func(h *Header) error {
+		err = read(f, func(h *Header) error {
 			if im.guild.ID == "" {
 				im.guild = h.Guild
 			}
@@ -151,7 +152,7 @@ func (im *importState) survey(ctx context.Context, files []string) error {
 				ch.parent = h.Channel.Category
 			}
 			return nil
-		}, func(m *Message) error {
+		}, func(m *surveyed) error {
 			t, err := ParseTime(m.Timestamp)
 			if err != nil {
 				return fmt.Errorf("message %s: timestamp %q: %w", m.ID, m.Timestamp, err)
@@ -185,9 +186,27 @@ func (im *importState) survey(ctx context.Context, files []string) error {
 	return nil
 }
 
+// surveyed is what the first pass reads of a message: the rest is only
+// scanned over.
+type surveyed struct {
+	ID          string            `json:"id"`
+	Type        string            `json:"type"`
+	Timestamp   string            `json:"timestamp"`
+	Content     string            `json:"content"`
+	Author      Author            `json:"author"`
+	Attachments []json.RawMessage `json:"attachments"`
+	Embeds      []json.RawMessage `json:"embeds"`
+	Mentions    []Author          `json:"mentions"`
+	Reactions   []struct {
+		Users []Author `json:"users"`
+	} `json:"reactions"`
+}
+
+func (m *surveyed) key() (string, string) { return m.ID, m.Timestamp }
+
 // written reports whether a message will be written (notices without
 // an Ermine equivalent are not), for the channel's last message.
-func written(m *Message) bool {
+func written(m *surveyed) bool {
 	switch m.Type {
 	case MessageDefault, MessageReply, "", MessageMemberJoin, MessagePinned:
 		return true
@@ -526,7 +545,7 @@ func (im *importState) writeMessages(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = Read(f, nil, func(m *Message) error {
+		err = decodeAhead(ctx, f, func(m *Message) error {
 			n++
 			im.total++
 			if n <= skip {
@@ -547,6 +566,60 @@ func (im *importState) writeMessages(ctx context.Context) error {
 		}
 	}
 	return w.Close(ctx)
+}
+
+// decodeAhead reads an export's messages in a goroutine of its own, a
+// batch ahead of fn, so decoding the JSON and writing the store share
+// the machine's cores.
+func decodeAhead(ctx context.Context, r io.Reader, fn func(*Message) error) error {
+	batches := make(chan []*Message, 2)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		var b []*Message
+		send := func() error {
+			select {
+			case batches <- b:
+				b = make([]*Message, 0, messageBatch)
+				return nil
+			case <-stop:
+				return errStop
+			}
+		}
+		err := Read(r, nil, func(m *Message) error {
+			b = append(b, m)
+			if len(b) >= messageBatch {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && len(b) > 0 {
+			err = send()
+		}
+		done <- err
+	}()
+	var err error
+	for b := range batches {
+		if err != nil {
+			continue
+		}
+		for _, m := range b {
+			if err = fn(m); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			close(stop)
+		}
+	}
+	if rerr := <-done; err == nil && !errors.Is(rerr, errStop) {
+		err = rerr
+	}
+	return err
 }
 
 // count counts a channel's messages (for a resumed run's summary).

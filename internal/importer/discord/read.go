@@ -81,6 +81,22 @@ var errStop = errors.New("stop")
 // messages array fails with an error wrapping ErrNotExport; a message
 // that does not decode names its position.
 func Read(r io.Reader, header func(*Header) error, message func(*Message) error) error {
+	return read(r, header, message)
+}
+
+// keyed is a decoded message that names its id and time.
+type keyed interface {
+	key() (id, timestamp string)
+}
+
+func (m *Message) key() (string, string) { return m.ID, m.Timestamp }
+
+// read is Read decoding each message into a T: Message, or a lighter
+// type for a pass that needs less of it.
+func read[T any, PT interface {
+	*T
+	keyed
+}](r io.Reader, header func(*Header) error, message func(PT) error) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("%w: it does not start with a JSON object", ErrNotExport)
@@ -122,7 +138,7 @@ func Read(r io.Reader, header func(*Header) error, message func(*Message) error)
 			if err := sendHeader(); err != nil {
 				return err
 			}
-			err = readMessages(dec, message)
+			err = readMessages[T, PT](dec, message)
 		default:
 			var skip json.RawMessage
 			err = dec.Decode(&skip)
@@ -152,7 +168,10 @@ func isSyntax(err error) bool {
 }
 
 // readMessages reads the messages array, one message at a time.
-func readMessages(dec *json.Decoder, fn func(*Message) error) error {
+func readMessages[T any, PT interface {
+	*T
+	keyed
+}](dec *json.Decoder, fn func(PT) error) error {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		if err == nil {
 			err = errors.New("messages is not an array")
@@ -160,15 +179,15 @@ func readMessages(dec *json.Decoder, fn func(*Message) error) error {
 		return fmt.Errorf("%w: %v", ErrNotExport, err)
 	}
 	for n := 0; dec.More(); n++ {
-		var m Message
-		if err := dec.Decode(&m); err != nil {
+		m := PT(new(T))
+		if err := dec.Decode(m); err != nil {
 			return fmt.Errorf("%w: message %d: %v", ErrNotExport, n+1, err)
 		}
-		if m.ID == "" || m.Timestamp == "" {
+		if id, ts := m.key(); id == "" || ts == "" {
 			return fmt.Errorf("%w: message %d has no id or timestamp", ErrNotExport, n+1)
 		}
 		if fn != nil {
-			if err := fn(&m); err != nil {
+			if err := fn(m); err != nil {
 				return err
 			}
 		}
