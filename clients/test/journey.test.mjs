@@ -515,6 +515,44 @@ step("the bot joins the server and talks", { routes: [`POST /bots/${NOBODY}/invi
   assert.ok(m.author?.bot, "the author is a bot");
 });
 
+step(
+  "an ephemeral bot message reaches only its user (reference pull request #929)",
+  { routes: [`POST /channels/${NOBODY}/messages`], needs: ["the bot joins the server and talks"] },
+  async () => {
+    const text = `for bob only ${Date.now()}`;
+    const atBob = waitFor(s.bob.client, "messageCreate", (m) => m.content === text);
+    // revolt.js passes the body through: the library knows no ephemeral
+    // field, the server does.
+    const atAlice = waitFor(s.alice.client, "messageCreate", (m) => m.content === text, 1500).then(
+      () => assert.fail("Alice got Bob's ephemeral message"),
+      () => {},
+    );
+    const sent = await s.bot.client.channels.get(s.channel).sendMessage({ content: text, ephemeral: s.bob.id });
+    assert.equal(sent.content, text);
+    const [m] = await atBob;
+    assert.equal(m.authorId, s.bot.id);
+    await atAlice;
+    // History: Bob's shows it, Alice's does not.
+    const bobs = await s.bob.client.api.get(`/channels/${s.channel}/messages`, { limit: 10 });
+    assert.ok(bobs.some((x) => x.content === text && x.ephemeral === s.bob.id), "Bob's history lacks it");
+    const alices = await s.alice.client.api.get(`/channels/${s.channel}/messages`, { limit: 10 });
+    assert.ok(!alices.some((x) => x.content === text), "Alice's history shows it");
+  },
+);
+
+step("the mentions inbox (reference pull request #715)", { routes: ["GET /users/@me/notifications"], needs: [MESSAGES] }, async () => {
+  const text = `hey <@${s.bob.id}> ${Date.now()}`;
+  const atBob = waitFor(s.bob.client, "messageCreate", (m) => m.content === text);
+  await s.alice.client.channels.get(s.channel).sendMessage(text);
+  await atBob;
+  // Neither library has a method for it: its API client calls the route.
+  const inbox = await s.bob.client.api.get("/users/@me/notifications");
+  assert.equal(inbox.messages[0]?.content, text, JSON.stringify(inbox).slice(0, 500));
+  assert.ok(inbox.users.some((u) => u._id === s.alice.id), "the inbox lacks the author");
+  const none = await s.alice.client.api.get("/users/@me/notifications");
+  assert.ok(!none.messages.some((x) => x.content === text), "Alice's inbox holds Bob's mention");
+});
+
 step("typing indicators", { needs: [JOIN] }, async () => {
   const alice = s.alice.client;
   const bobChannel = s.bob.client.channels.get(s.channel);

@@ -7,7 +7,9 @@
 //   - member list: server CPU and JSON bytes of GET /servers/{id}/members
 //     (the use case and its encoding) vs members;
 //   - search: p50/p99 time of a channel search for a common and a rare word
-//     vs messages in the store, relevance and latest order;
+//     vs messages in the store, relevance and latest order; of a
+//     server-wide search (POST /search) newest and oldest first; and of the
+//     mentions inbox (GET /users/@me/notifications);
 //   - storage: bytes on disk per ~100-character message.
 //
 // CPU is the process's user+system time (getrusage) around the work
@@ -20,6 +22,7 @@
 //	ermine-scale                       # SQLite
 //	ermine-scale --database postgres://postgres@127.0.0.1/db?sslmode=disable
 //	ermine-scale --big                 # also 1,000,000 messages
+//	ermine-scale --only search --big   # only the searches, up to 1,000,000
 package main
 
 import (
@@ -61,7 +64,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.big, "big", false, "add the 1,000,000-message search case")
 	fs.IntVar(&o.reps, "reps", 20, "repetitions per Ready and member list measurement, searches per word")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
-	only := fs.String("only", "", "measure only the largest case of ready or members (for profiling)")
+	only := fs.String("only", "", "measure only the largest case of ready or members (for profiling), or only search")
 	small := fs.Bool("small", false, "tiny sizes (a smoke test of the tool)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -85,8 +88,13 @@ func parse(args []string, out io.Writer) (options, error) {
 			o.ready = [][2]int{{200, 50}}
 		case "members":
 			o.members = []int{10_000}
+		case "search":
+			o.messages = []int{10_000, 100_000}
+			if o.big {
+				o.messages = append(o.messages, 1_000_000)
+			}
 		default:
-			return o, fmt.Errorf("--only takes ready or members, not %q", *only)
+			return o, fmt.Errorf("--only takes ready, members or search, not %q", *only)
 		}
 	}
 	if *small {

@@ -182,6 +182,7 @@ func measureMembers(ctx context.Context, n *node, members, reps int) (time.Durat
 type searchWorld struct {
 	caller     *app.Caller
 	big, small chat.ID
+	server     chat.ID
 	author     chat.ID
 	inserted   int
 }
@@ -220,7 +221,7 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 		if err != nil {
 			return nil, 0, err
 		}
-		sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], author: u.ID}
+		sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], server: s.ID, author: u.ID}
 	}
 	before, err := storeBytes(ctx, n)
 	if err != nil {
@@ -239,8 +240,12 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 		if k%10_000 == 0 {
 			content += " " + rareWord
 		}
-		batch = append(batch, &chat.Message{ID: chat.NewIDAt(first.Add(time.Duration(i) * time.Millisecond)), Channel: ch,
-			Author: sw.author, Content: &content})
+		m := &chat.Message{ID: chat.NewIDAt(first.Add(time.Duration(i) * time.Millisecond)), Channel: ch,
+			Author: sw.author, Content: &content}
+		if k%10_000 == 5000 { // the caller's mentions, one in 10,000
+			m.Mentions = []chat.ID{sw.author}
+		}
+		batch = append(batch, m)
 		if len(batch) == cap(batch) || i == add-1 {
 			if err := st.InsertMessages(ctx, batch); err != nil {
 				return nil, 0, fmt.Errorf("seed messages: %w", err)
@@ -282,6 +287,44 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 			}
 		}
 	}
+	// Server-wide search (POST /search) over both channels, and the
+	// mentions inbox.
+	for _, word := range []string{commonWord, rareWord} {
+		for _, asc := range []bool{false, true} {
+			sort, order := "desc", "desc"
+			if asc {
+				sort, order = "asc", "asc"
+			}
+			lat := make([]time.Duration, 0, reps)
+			for range reps {
+				q := word
+				start := time.Now()
+				res, err := n.srv.App.Search(ctx, sw.caller, chat.Search{Server: &sw.server, Sort: &sort,
+					Filters: &chat.SearchFilters{Content: &q}})
+				if err != nil {
+					return nil, 0, fmt.Errorf("server search: %w", err)
+				}
+				lat = append(lat, time.Since(start))
+				if len(res.Messages) == 0 {
+					return nil, 0, fmt.Errorf("server search %q found nothing", word)
+				}
+			}
+			slices.Sort(lat)
+			out = append(out, searchResult{word: "server:" + word, order: order,
+				p50: lat[len(lat)/2], p99: lat[min(len(lat)-1, len(lat)*99/100)]})
+		}
+	}
+	lat := make([]time.Duration, 0, reps)
+	for range reps {
+		start := time.Now()
+		if _, err := n.srv.App.FetchNotifications(ctx, sw.caller); err != nil {
+			return nil, 0, fmt.Errorf("notifications: %w", err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	out = append(out, searchResult{word: "inbox:mentions", order: "desc",
+		p50: lat[len(lat)/2], p99: lat[min(len(lat)-1, len(lat)*99/100)]})
 	return out, float64(after-before) / float64(add), nil
 }
 

@@ -24,6 +24,7 @@ func (a *API) routesMessages(mux router) {
 	mux.Handle("DELETE /channels/{target}/messages/{msg}/reactions/{emoji}", a.user(a.unreactMessage))
 	mux.Handle("DELETE /channels/{target}/messages/{msg}/reactions", a.user(a.clearReactions))
 	mux.Handle("POST /channels/{target}/search", a.user(a.searchMessages))
+	mux.Handle("POST /search", a.user(a.search))
 	mux.Handle("PUT /channels/{target}/ack/{message}", a.user(a.ackChannel))
 	mux.Handle("GET /sync/unreads", a.user(a.getUnreads))
 	mux.Handle("POST /policy/acknowledge", a.user(a.acknowledgePolicyChanges))
@@ -197,6 +198,19 @@ func (a *API) searchMessages(w http.ResponseWriter, r *http.Request, c *app.Call
 		return err
 	}
 	res, err := a.app.SearchMessages(r.Context(), c, chat.ID(r.PathValue("target")), data)
+	if err != nil {
+		return err
+	}
+	return respondBulk(w, res)
+}
+
+// search handles POST /search.
+func (a *API) search(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	data, err := decode[chat.Search](w, r, a.limit)
+	if err != nil {
+		return err
+	}
+	res, err := a.app.Search(r.Context(), c, data)
 	if err != nil {
 		return err
 	}

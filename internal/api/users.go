@@ -11,6 +11,7 @@ import (
 // direct messages.
 func (a *API) routesUsers(mux router) {
 	mux.Handle("GET /users/@me", a.user(a.fetchSelf))
+	mux.Handle("GET /users/@me/notifications", a.user(a.fetchNotifications))
 	mux.Handle("GET /users/{target}", a.user(a.fetchUser))
 	mux.Handle("PATCH /users/{target}", a.user(a.editUser))
 	mux.Handle("PATCH /users/@me/username", a.user(a.changeUsername))
@@ -29,6 +30,15 @@ func (a *API) routesUsers(mux router) {
 
 // userTarget is the {target} path value of a /users route.
 func userTarget(r *http.Request) chat.ID { return chat.ID(r.PathValue("target")) }
+
+// fetchNotifications handles GET /users/@me/notifications.
+func (a *API) fetchNotifications(w http.ResponseWriter, r *http.Request, c *app.Caller) error {
+	res, err := a.app.FetchNotifications(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	return respondBulk(w, res)
+}
 
 // fetchSelf handles GET /users/@me.
 func (a *API) fetchSelf(w http.ResponseWriter, r *http.Request, c *app.Caller) error {

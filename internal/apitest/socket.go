@@ -107,6 +107,24 @@ func (s *Socket) None(typ string, d time.Duration) {
 	}
 }
 
+// NoneOf fails the test if a packet of any of types arrives within d.
+func (s *Socket) NoneOf(d time.Duration, types ...string) {
+	s.t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case p := <-s.frames:
+			for _, typ := range types {
+				if p["type"] == typ {
+					s.t.Fatalf("apitest: unexpected %s: %v", typ, p)
+				}
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
 // Closed reports whether the server closed the connection within d.
 func (s *Socket) Closed(d time.Duration) bool {
 	select {

@@ -54,14 +54,15 @@ func TestFindOperation(t *testing.T) {
 		})
 	}
 	// The contract's 121 operations, plus the additions Ermine serves:
-	// emoji_edit, audit_log_query and the two webhook message routes.
-	if n := len(Operations(t)); n != 125 {
-		t.Errorf("served document has %d operations, want 125", n)
+	// emoji_edit, audit_log_query, the two webhook message routes, the
+	// discovery document, search and the mentions inbox.
+	if n := len(Operations(t)); n != 128 {
+		t.Errorf("served document has %d operations, want 128", n)
 	}
 }
 
 func TestCheckResponse(t *testing.T) {
-	root := `{"revolt":"0.8","features":{"captcha":{"enabled":false,"key":""},"email":false,"invite_only":false,` +
+	root := `{"revolt":"0.8","stoat":"0.8","features":{"captcha":{"enabled":false,"key":""},"email":false,"invite_only":false,` +
 		`"autumn":{"enabled":true,"url":"x"},"january":{"enabled":false,"url":""},` +
 		`"livekit":{"enabled":false,"nodes":[]}},"ws":"ws://x/events","app":"x","vapid":"",` +
 		`"build":{"commit_sha":"","commit_timestamp":"","semver":"","origin_url":"","timestamp":""}}`

@@ -49,6 +49,8 @@ type Limits struct {
 	// UnusedFileTTL is how long an upload may wait to be used before the
 	// sweep removes it.
 	UnusedFileTTL time.Duration
+	// EphemeralDelay is how long an ephemeral message lives.
+	EphemeralDelay time.Duration
 }
 
 // UserLimits are the limits that depend on the age of an account.
@@ -77,7 +79,8 @@ func DefaultLimits() Limits {
 			chat.TagAttachments: 20_000_000, chat.TagAvatars: 4_000_000, chat.TagBackgrounds: 6_000_000,
 			chat.TagIcons: 2_500_000, chat.TagBanners: 6_000_000, chat.TagEmojis: 500_000,
 		},
-		UnusedFileTTL: time.Hour,
+		UnusedFileTTL:  time.Hour,
+		EphemeralDelay: 30 * time.Minute,
 	}
 }
 

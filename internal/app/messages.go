@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"ermine/internal/chat"
@@ -58,6 +59,34 @@ func channelMessage(ctx context.Context, st store.Store, channel, id chat.ID) (*
 		return nil, chat.ErrNotFound
 	}
 	return m, nil
+}
+
+// visibleMessage fetches a message of channel that viewer may see, else
+// NotFound: an ephemeral message only the user it is for and its author
+// see (reference pull request #929).
+func visibleMessage(ctx context.Context, st store.Store, channel, id, viewer chat.ID) (*chat.Message, error) {
+	m, err := channelMessage(ctx, st, channel, id)
+	if err != nil {
+		return nil, err
+	}
+	if !seenBy(m, viewer) {
+		return nil, chat.ErrNotFound
+	}
+	return m, nil
+}
+
+// seenBy reports whether user may see m: anyone, unless it is ephemeral.
+func seenBy(m *chat.Message, user chat.ID) bool {
+	return m.Ephemeral == nil || *m.Ephemeral == user || m.Author == user
+}
+
+// messageTopic is where the events of m go: the channel's topic, or for
+// an ephemeral message only the connections of the user it is for.
+func messageTopic(m *chat.Message) string {
+	if m.Ephemeral != nil {
+		return event.Private(*m.Ephemeral)
+	}
+	return event.Of(m.Channel)
 }
 
 // authorView is the sender as a sent message and its Message event show
@@ -200,7 +229,23 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	}
 	now := a.now()
 	limits := from.limits
-	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: from.id, Webhook: from.webhook}
+	m := &chat.Message{ID: chat.NewIDAt(now), Channel: acc.ch.ID, Author: from.id, Webhook: from.webhook,
+		AuthorBot: from.user != nil && from.bot}
+	if data.Ephemeral != nil {
+		// Only bots send ephemeral messages, to someone who can see the
+		// channel.
+		if from.user == nil || !from.bot {
+			return nil, chat.ErrIsNotBot
+		}
+		ok, err := a.canSee(ctx, acc, *data.Ephemeral)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, chat.ErrInvalidProperty
+		}
+		m.Ephemeral = data.Ephemeral
+	}
 
 	content := data.Content
 	if content != nil && *content == "" {
@@ -316,6 +361,9 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	m.Nonce = &nonce
 
 	tracked := a.trackedMentions(acc.ch, m, mass)
+	if m.Ephemeral != nil {
+		tracked = nil // nobody else sees it to have it unread
+	}
 	if err := a.insertMessage(ctx, m, data, tracked); err != nil {
 		if guard != "" {
 			if rerr := a.nonces.Release(context.WithoutCancel(ctx), guard); rerr != nil {
@@ -324,9 +372,11 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		}
 		return nil, err
 	}
-	a.lastMessages.Record(acc.ch.ID, m.ID)
-	if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
-		a.activateDirectMessage(ctx, acc.ch.ID)
+	if m.Ephemeral == nil { // the channel's newest message is one everyone sees
+		a.lastMessages.Record(acc.ch.ID, m.ID)
+		if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
+			a.activateDirectMessage(ctx, acc.ch.ID)
+		}
 	}
 
 	out := *m
@@ -334,7 +384,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		out.User = a.authorView(from.user)
 		out.Member = acc.member
 	}
-	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, event.Of(acc.ch.ID))
+	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, messageTopic(m))
 	a.notifyMessage(ctx, acc.ch, m, from, tracked)
 	// Links are previewed for senders who may send embeds, and always for
 	// webhooks, as in the reference.
@@ -412,7 +462,7 @@ func (a *App) resolveReplies(ctx context.Context, m *chat.Message, replies []cha
 			continue
 		}
 		seen[r.ID] = true
-		target, err := channelMessage(ctx, a.store, m.Channel, r.ID)
+		target, err := visibleMessage(ctx, a.store, m.Channel, r.ID, m.Author)
 		if errors.Is(err, chat.ErrNotFound) {
 			if r.FailIfNotExists == nil || *r.FailIfNotExists {
 				return err
@@ -543,7 +593,7 @@ func (a *App) FetchMessage(ctx context.Context, c *Caller, channel, id chat.ID) 
 	if err != nil {
 		return nil, err
 	}
-	return channelMessage(ctx, a.store, acc.ch.ID, id)
+	return visibleMessage(ctx, a.store, acc.ch.ID, id, c.ID())
 }
 
 // QueryMessages returns a page of a channel's history
@@ -556,7 +606,7 @@ func (a *App) QueryMessages(ctx context.Context, c *Caller, channel chat.ID, q c
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortLatest}
+	sq := store.MessageQuery{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortLatest, Viewer: c.ID()}
 	if q.Sort != nil {
 		if *q.Sort == chat.SortRelevance {
 			return nil, chat.ErrInvalidOperation
@@ -593,7 +643,7 @@ func (a *App) SearchMessages(ctx context.Context, c *Caller, channel chat.ID, q 
 	if err := perm.Require(acc.perms, perm.ReadMessageHistory); err != nil {
 		return nil, err
 	}
-	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortRelevance}
+	sq := store.MessageSearch{Channel: acc.ch.ID, Limit: chat.PageSize(q.Limit), Sort: store.SortRelevance, Viewer: c.ID()}
 	if q.Query != nil {
 		sq.Query = *q.Query
 	}
@@ -705,7 +755,7 @@ func (a *App) reviseMessage(ctx context.Context, channel, id, author chat.ID, li
 	changes := chat.Partial{}
 	err := a.store.InTx(ctx, func(tx store.Store) error {
 		var err error
-		if m, err = channelMessage(ctx, tx, channel, id); err != nil {
+		if m, err = visibleMessage(ctx, tx, channel, id, author); err != nil {
 			return err
 		}
 		if m.Author != author {
@@ -763,7 +813,7 @@ func (a *App) reviseMessage(ctx context.Context, channel, id, author chat.ID, li
 		return nil, err
 	}
 	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
-		Channel: m.Channel, Data: changes, Clear: []string{}}, event.Of(m.Channel))
+		Channel: m.Channel, Data: changes, Clear: []string{}}, messageTopic(m))
 	if len(m.Embeds) == 0 {
 		m.Embeds = nil
 	}
@@ -782,11 +832,13 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 	pending := a.lastMessages.Drop(acc.ch.ID, id)
 	var newLast *chat.ID
 	recomputed := false
+	topic := event.Of(acc.ch.ID)
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
+		m, err := visibleMessage(ctx, tx, acc.ch.ID, id, c.ID())
 		if err != nil {
 			return err
 		}
+		topic = messageTopic(m)
 		if m.Author != c.ID() {
 			if err := perm.Require(acc.perms, perm.ManageMessages); err != nil {
 				return err
@@ -819,8 +871,7 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: acc.ch.ID,
 			Data: chat.Partial{"last_message_id": *newLast}, Clear: []string{}}, event.Of(acc.ch.ID))
 	}
-	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: acc.ch.ID},
-		event.Of(acc.ch.ID))
+	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: acc.ch.ID}, topic)
 	return nil
 }
 
@@ -876,10 +927,24 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 		}
 	}
 	var deleted []chat.ID
+	var private []*chat.Message
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		msgs, err := tx.FetchMessagesByID(ctx, acc.ch.ID, ids)
+		found, err := tx.FetchMessagesByID(ctx, acc.ch.ID, ids)
 		if err != nil {
 			return dbError("fetch messages", err)
+		}
+		// Ephemeral messages the caller cannot see are left alone; those
+		// it can are deleted and told to their user alone.
+		var msgs []*chat.Message
+		ids = ids[:0]
+		for _, m := range found {
+			if seenBy(m, c.ID()) {
+				msgs = append(msgs, m)
+				ids = append(ids, m.ID)
+			}
+			if m.Ephemeral != nil && seenBy(m, c.ID()) {
+				private = append(private, m)
+			}
 		}
 		if deleted, err = tx.DeleteMessages(ctx, acc.ch.ID, ids); err != nil {
 			return dbError("delete messages", err)
@@ -898,6 +963,13 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 	})
 	if err != nil {
 		return err
+	}
+	for _, m := range private {
+		if i := slices.Index(deleted, m.ID); i >= 0 {
+			deleted = slices.Delete(deleted, i, i+1)
+			a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: m.ID, Channel: acc.ch.ID},
+				messageTopic(m))
+		}
 	}
 	if len(deleted) > 0 {
 		a.publish(ctx, chat.EvBulkMessageDelete, chat.BulkMessageDeleteEvent{Type: chat.EvBulkMessageDelete,
@@ -930,9 +1002,12 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 		}
 	}
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
+		m, err := visibleMessage(ctx, tx, acc.ch.ID, id, c.ID())
 		if err != nil {
 			return err
+		}
+		if m.Ephemeral != nil { // its pin notice would tell the channel
+			return chat.ErrInvalidOperation
 		}
 		pinned := m.Pinned != nil && *m.Pinned
 		switch {

@@ -137,11 +137,13 @@ func (a *App) appendEmbeds(ctx context.Context, channel, message chat.ID, conten
 	if len(embeds) == 0 {
 		return nil
 	}
+	topic := event.Of(channel)
 	err := a.store.InTx(ctx, func(tx store.Store) error {
 		m, err := channelMessage(ctx, tx, channel, message)
 		if err != nil {
 			return err
 		}
+		topic = messageTopic(m)
 		if content != nil && (m.Content == nil || *m.Content != *content) {
 			return errStalePreview
 		}
@@ -152,7 +154,7 @@ func (a *App) appendEmbeds(ctx context.Context, channel, message chat.ID, conten
 		return err
 	}
 	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
-		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, event.Of(channel))
+		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, topic)
 	return nil
 }
 

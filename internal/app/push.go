@@ -170,10 +170,12 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 		return
 	}
 	var to []chat.ID
-	switch ch.ChannelType {
-	case chat.ChannelDirectMessage, chat.ChannelGroup:
+	switch {
+	case m.Ephemeral != nil: // its user always, as in reference pull request #929
+		to = []chat.ID{*m.Ephemeral}
+	case ch.ChannelType == chat.ChannelDirectMessage, ch.ChannelType == chat.ChannelGroup:
 		to = ch.Recipients
-	case chat.ChannelText, chat.ChannelVoice:
+	case ch.ChannelType == chat.ChannelText, ch.ChannelType == chat.ChannelVoice:
 		to = mentions
 	}
 	var users []chat.ID

@@ -77,8 +77,12 @@ func (a *App) ReactMessage(ctx context.Context, c *Caller, channel, id chat.ID, 
 	if err := a.checkExternalEmojis(ctx, acc, []chat.ID{chat.ID(e)}); err != nil {
 		return err
 	}
+	topic := event.Of(acc.ch.ID)
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
+		m, err := visibleMessage(ctx, tx, acc.ch.ID, id, c.ID())
+		if err == nil {
+			topic = messageTopic(m)
+		}
 		if err != nil {
 			return err
 		}
@@ -102,7 +106,7 @@ func (a *App) ReactMessage(ctx context.Context, c *Caller, channel, id chat.ID, 
 		return err
 	}
 	a.publish(ctx, chat.EvMessageReact, chat.MessageReactEvent{Type: chat.EvMessageReact, ID: id,
-		ChannelID: acc.ch.ID, UserID: c.ID(), EmojiID: e}, event.Of(acc.ch.ID))
+		ChannelID: acc.ch.ID, UserID: c.ID(), EmojiID: e}, topic)
 	return nil
 }
 
@@ -126,8 +130,12 @@ func (a *App) UnreactMessage(ctx context.Context, c *Caller, channel, id chat.ID
 			return err
 		}
 	}
+	topic := event.Of(acc.ch.ID)
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
+		m, err := visibleMessage(ctx, tx, acc.ch.ID, id, c.ID())
+		if err == nil {
+			topic = messageTopic(m)
+		}
 		if err != nil {
 			return err
 		}
@@ -155,10 +163,10 @@ func (a *App) UnreactMessage(ctx context.Context, c *Caller, channel, id chat.ID
 	}
 	if removeAll {
 		a.publish(ctx, chat.EvMessageRemoveReaction, chat.MessageRemoveReactionEvent{Type: chat.EvMessageRemoveReaction,
-			ID: id, ChannelID: acc.ch.ID, EmojiID: e}, event.Of(acc.ch.ID))
+			ID: id, ChannelID: acc.ch.ID, EmojiID: e}, topic)
 	} else {
 		a.publish(ctx, chat.EvMessageUnreact, chat.MessageReactEvent{Type: chat.EvMessageUnreact, ID: id,
-			ChannelID: acc.ch.ID, UserID: user, EmojiID: e}, event.Of(acc.ch.ID))
+			ChannelID: acc.ch.ID, UserID: user, EmojiID: e}, topic)
 	}
 	return nil
 }
@@ -174,8 +182,12 @@ func (a *App) ClearReactions(ctx context.Context, c *Caller, channel, id chat.ID
 	if err := perm.Require(acc.perms, perm.ManageMessages); err != nil {
 		return err
 	}
+	topic := event.Of(acc.ch.ID)
 	err = a.store.InTx(ctx, func(tx store.Store) error {
-		m, err := channelMessage(ctx, tx, acc.ch.ID, id)
+		m, err := visibleMessage(ctx, tx, acc.ch.ID, id, c.ID())
+		if err == nil {
+			topic = messageTopic(m)
+		}
 		if err != nil {
 			return err
 		}
@@ -186,6 +198,6 @@ func (a *App) ClearReactions(ctx context.Context, c *Caller, channel, id chat.ID
 		return err
 	}
 	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: id, Channel: acc.ch.ID,
-		Data: chat.Partial{"reactions": map[string][]chat.ID{}}, Clear: []string{}}, event.Of(acc.ch.ID))
+		Data: chat.Partial{"reactions": map[string][]chat.ID{}}, Clear: []string{}}, topic)
 	return nil
 }

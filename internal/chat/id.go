@@ -36,6 +36,29 @@ func NewIDAt(t time.Time) ID {
 	return ID(id.String())
 }
 
+// FirstIDAt returns the smallest id a ULID made at t's millisecond can
+// have: every id made before t sorts below it. Times before 1970 or past
+// the ULID's range are clamped to it.
+func FirstIDAt(t time.Time) ID {
+	return idAt(t, [10]byte{})
+}
+
+// LastIDAt returns the largest id a ULID made at t's millisecond can
+// have: every id made after t's millisecond sorts above it.
+func LastIDAt(t time.Time) ID {
+	return idAt(t, [10]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+}
+
+func idAt(t time.Time, entropy [10]byte) ID {
+	ms := max(t.UnixMilli(), 0)
+	var u ulid.ULID
+	if err := u.SetTime(min(uint64(ms), ulid.MaxTime())); err != nil {
+		return SystemID
+	}
+	copy(u[6:], entropy[:])
+	return ID(u.String())
+}
+
 // Time returns the creation time encoded in the id, or the zero time when
 // the id is not a valid ULID.
 func (id ID) Time() time.Time {

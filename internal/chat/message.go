@@ -142,5 +142,11 @@ type Message struct {
 	Interactions *Interactions   `json:"interactions,omitempty"`
 	Masquerade   *Masquerade     `json:"masquerade,omitempty"`
 	Pinned       *bool           `json:"pinned,omitempty"`
-	Flags        uint32          `json:"flags,omitempty"`
+	// Ephemeral is the one user an ephemeral bot message is for (reference
+	// pull request #929): only they, and its author, ever see it.
+	Ephemeral *ID    `json:"ephemeral,omitempty"`
+	Flags     uint32 `json:"flags,omitempty"`
+	// AuthorBot says a bot sent the message (the search's author_type);
+	// stored with it, never sent.
+	AuthorBot bool `json:"-"`
 }

@@ -82,6 +82,9 @@ type MessageSend struct {
 	Masquerade   *Masquerade     `json:"masquerade"`
 	Interactions *Interactions   `json:"interactions"`
 	Flags        *uint32         `json:"flags"`
+	// Ephemeral makes a bot's message visible to this one user only
+	// (reference pull request #929).
+	Ephemeral *ID `json:"ephemeral"`
 }
 
 // Validate checks the contract's field rules. Limits that depend on the

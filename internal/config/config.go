@@ -366,6 +366,10 @@ type Limits struct {
 	ServerRoles      int   `toml:"server_roles"`      // roles per server
 	ServerChannels   int   `toml:"server_channels"`   // channels per server
 	BodyBytes        int64 `toml:"body_bytes"`        // largest JSON request body
+	// EphemeralDelay is how many seconds an ephemeral bot message lives
+	// before it is deleted (the reference's
+	// features.advanced.ephemeral_delay, pull request #929).
+	EphemeralDelay int `toml:"ephemeral_delay"`
 	// RateLimits applies the per-client request rate limits. Off only
 	// behind a proxy that limits requests itself, or in tests.
 	RateLimits bool `toml:"rate_limits"`
@@ -480,6 +484,7 @@ func Default() Config {
 			MessageEmbeds:    5,
 			MessageReplies:   5,
 			MessageReactions: 20,
+			EphemeralDelay:   1800,
 			ServerEmoji:      100,
 			ServerRoles:      200,
 			ServerChannels:   200,

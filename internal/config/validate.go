@@ -274,6 +274,7 @@ func (c Config) Validate() error {
 	v.positive("limits.message_embeds", int64(c.Limits.MessageEmbeds))
 	v.positive("limits.message_replies", int64(c.Limits.MessageReplies))
 	v.positive("limits.message_reactions", int64(c.Limits.MessageReactions))
+	v.positive("limits.ephemeral_delay", int64(c.Limits.EphemeralDelay))
 	v.positive("limits.server_emoji", int64(c.Limits.ServerEmoji))
 	v.positive("limits.server_roles", int64(c.Limits.ServerRoles))
 	v.positive("limits.server_channels", int64(c.Limits.ServerChannels))

@@ -268,6 +268,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	go func() { s.done <- s.http.Serve(jsonErrors{s.listener}) }()
 	s.startSweeper(ctx, cfg.Files.UnusedFileTTL)
+	s.startEphemeralPrune(ctx, time.Duration(cfg.Limits.EphemeralDelay)*time.Second)
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
 		"store", storeName(cfg), "bus", cfg.Bus.Kind)
 	return s, nil
@@ -461,6 +462,37 @@ func OpenBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
 	return disk.Open(filepath.Join(cfg.Data, "files"))
 }
 
+// startEphemeralPrune deletes expired ephemeral messages in the
+// background until the server shuts down: every 90 seconds, as the
+// reference's task does, or more often when they live shorter.
+func (s *Server) startEphemeralPrune(ctx context.Context, delay time.Duration) {
+	every := min(90*time.Second, max(delay/4, time.Second))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if n, err := s.App.PruneEphemeral(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("prune ephemeral messages", "err", err)
+				} else if n > 0 {
+					s.log.Info("pruned ephemeral messages", "deleted", n)
+				}
+			}
+		}
+	}()
+	s.closers = append(s.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
 // startSweeper removes unused and released files in the background
 // until the server shuts down: every minute, or more often when uploads
 // expire sooner.
@@ -509,7 +541,8 @@ func appLimits(cfg config.Config) app.Limits {
 			chat.TagBackgrounds: cfg.Files.Limits.Backgrounds, chat.TagIcons: cfg.Files.Limits.Icons,
 			chat.TagBanners: cfg.Files.Limits.Banners, chat.TagEmojis: cfg.Files.Limits.Emojis,
 		},
-		UnusedFileTTL: cfg.Files.UnusedFileTTL,
+		UnusedFileTTL:  cfg.Files.UnusedFileTTL,
+		EphemeralDelay: time.Duration(l.EphemeralDelay) * time.Second,
 	}
 }
 

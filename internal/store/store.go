@@ -297,6 +297,9 @@ type Messages interface {
 	// SearchMessages finds messages of a channel whose content matches
 	// q.Query by full-text search (or, with q.Pinned, the pinned ones).
 	SearchMessages(ctx context.Context, q MessageSearch) ([]*chat.Message, error)
+	// FilterMessages finds a page of messages meeting every condition of
+	// f (a server-wide search, a user's mentions); see MessageFilter.
+	FilterMessages(ctx context.Context, f MessageFilter) ([]*chat.Message, error)
 	// UpdateMessage replaces a stored message; ErrNotFound if missing.
 	UpdateMessage(ctx context.Context, m *chat.Message) error
 	// DeleteMessage removes a message; ErrNotFound if missing.
@@ -304,6 +307,10 @@ type Messages interface {
 	// DeleteMessages removes the messages among ids that are in channel and
 	// returns the ids removed.
 	DeleteMessages(ctx context.Context, channel chat.ID, ids []chat.ID) ([]chat.ID, error)
+	// DeleteEphemeralMessages removes up to limit ephemeral messages with
+	// ids below before (sent before its time), oldest first, and returns
+	// them as they were.
+	DeleteEphemeralMessages(ctx context.Context, before chat.ID, limit int) ([]*chat.Message, error)
 }
 
 // Sort orders of message queries.
@@ -324,6 +331,9 @@ type MessageQuery struct {
 	// (ascending) followed by up to Limit/2+1 older ones (descending);
 	// Before, After and Sort are ignored.
 	Nearby chat.ID
+	// Viewer is who reads: an ephemeral message is found only by the user
+	// it is for and its author (none when Viewer is empty).
+	Viewer chat.ID
 }
 
 // MessageSearch selects messages by full-text match or pinned state.
@@ -334,7 +344,47 @@ type MessageSearch struct {
 	Limit   int    // at most this many; the caller (app) picks the page size
 	Before  chat.ID
 	After   chat.ID
-	Sort    string // SortRelevance (default), SortLatest or SortOldest
+	Sort    string  // SortRelevance (default), SortLatest or SortOldest
+	Viewer  chat.ID // as in MessageQuery
+}
+
+// Author types and components of a MessageFilter.
+const (
+	AuthorUser    = "User"
+	AuthorBot     = "Bot"
+	AuthorWebhook = "Webhook"
+
+	ComponentImage = "Image" // an attachment whose metadata is Image
+	ComponentVideo = "Video" // an attachment whose metadata is Video
+	ComponentLink  = "Link"  // content holding an http(s) URL
+	ComponentFile  = "File"  // any attachment
+	ComponentEmbed = "Embed" // any embed
+)
+
+// MessageFilter selects messages across channels. Every condition set
+// must hold; a list holds when any of its values does. Words, authors,
+// channels, mentions, author types, components and pinned state are
+// answered from the full-text index, so a filter costs what its rarest
+// condition's matches cost, not every message.
+type MessageFilter struct {
+	// Channels limits the messages to these channels; with none, the
+	// filter runs over every channel (a user's mentions across the store).
+	// A filter without a channel, author, word, mention, component, author
+	// type other than all users, or pinned state finds nothing.
+	Channels     []chat.ID
+	Words        string    // every word in the content (as MessageSearch.Query)
+	Authors      []chat.ID // sent by any of these
+	Mentions     []chat.ID // mentioning any of these users
+	RoleMentions []chat.ID // mentioning any of these roles
+	Before       chat.ID   // only ids < Before, when set
+	After        chat.ID   // only ids > After, when set
+	AuthorTypes  []string  // AuthorUser, AuthorBot, AuthorWebhook
+	Components   []string  // ComponentImage, …
+	Pinned       *bool     // pinned, or not pinned
+	Viewer       chat.ID   // as in MessageQuery
+	Offset       int       // skip this many matches
+	Limit        int       // then return at most this many
+	Ascending    bool      // oldest first; newest first by default
 }
 
 // Emojis keeps custom emoji.

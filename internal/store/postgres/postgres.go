@@ -74,6 +74,7 @@ var dialect = &sqlstore.Dialect{
 	IsConflict: isConflict,
 	LockRows:   " FOR UPDATE",
 	Search:     search,
+	Filter:     filter,
 	SetField: func(col, key string) string {
 		return "jsonb_set(" + col + "::jsonb, '{" + key + "}', ?::jsonb)::text"
 	},
@@ -99,7 +100,7 @@ func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, wind
 	if len(terms) == 0 {
 		return q.QueryContext(ctx, `SELECT id, content FROM messages WHERE false`)
 	}
-	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
+	where, args := sqlstore.SearchRange(string(s.Before), string(s.After), s.Viewer)
 	if s.Pinned {
 		where += " AND m.pinned = 1"
 	}
@@ -108,4 +109,50 @@ func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, wind
 		` ORDER BY m.id ` + sqlstore.SearchWalk(s.Sort) + ` LIMIT ?`
 	all := append([]any{strings.Join(terms, " "), string(s.Channel)}, args...)
 	return q.QueryContext(ctx, sqlstore.Rebind(query), append(all, window)...)
+}
+
+// filter matches the conditions of t with the table's indexes: the words
+// through content_tsv, the tags through tags_tsv (a group's tags as
+// alternatives, the tags none may hold negated), channels and authors as
+// lists. The planner walks the primary key newest first (oldest first)
+// when the conditions are common, and intersects the GIN entries when
+// one of them is rare.
+func filter(t sqlstore.FilterTerms, f store.MessageFilter) (string, []any) {
+	var conds []string
+	var args []any
+	in := func(col string, vals []string) {
+		conds = append(conds, col+` IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ")+`)`)
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	if len(t.Channels) > 0 {
+		in("m.channel_id", t.Channels)
+	}
+	if len(t.Authors) > 0 {
+		in("m.author_id", t.Authors)
+	}
+	if len(t.Words) > 0 {
+		conds = append(conds, `m.content_tsv @@ plainto_tsquery('simple', ?)`)
+		args = append(args, strings.Join(t.Words, " "))
+	}
+	var query []string
+	for _, g := range t.Tags {
+		query = append(query, `(`+strings.Join(g, " | ")+`)`)
+	}
+	for _, n := range t.None {
+		query = append(query, `!`+n)
+	}
+	if len(query) > 0 {
+		// Tags are letters and digits only (FilterTokens), never tsquery syntax.
+		conds = append(conds, `m.tags_tsv @@ to_tsquery('simple', ?)`)
+		args = append(args, strings.Join(query, " & "))
+	}
+	where, more := sqlstore.SearchRange(string(f.Before), string(f.After), f.Viewer)
+	order := "DESC"
+	if f.Ascending {
+		order = "ASC"
+	}
+	return `SELECT m.id FROM messages m WHERE ` + strings.Join(conds, " AND ") + where +
+		` ORDER BY m.id ` + order + ` LIMIT ? OFFSET ?`, append(append(args, more...), f.Limit, f.Offset)
 }

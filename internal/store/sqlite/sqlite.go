@@ -123,6 +123,7 @@ var dialect = &sqlstore.Dialect{
 	Name:       "sqlite",
 	IsConflict: isConflict,
 	Search:     search,
+	Filter:     filter,
 	ByAuthor:   byAuthor,
 	SetField: func(col, key string) string {
 		return "json_set(" + col + ", '$." + key + "', json(?))"
@@ -162,7 +163,7 @@ func search(ctx context.Context, q sqlstore.Querier, s store.MessageSearch, wind
 	for _, t := range terms {
 		match += ` AND content : "` + t + `"`
 	}
-	where, args := sqlstore.SearchRange(string(s.Before), string(s.After))
+	where, args := sqlstore.SearchRange(string(s.Before), string(s.After), s.Viewer)
 	if s.Pinned {
 		where += " AND m.pinned = 1"
 	}
@@ -219,4 +220,46 @@ func vacuumInto(ctx context.Context, path, dest string) error {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	return nil
+}
+
+// filter matches every condition of t with FTS5 in one MATCH: the
+// channels, authors and each tag group as alternatives within their
+// columns, the words together, and the tags none may hold after NOT.
+// FTS5 walks the shortest of the lists and seeks in the others, so the
+// rarest condition sets the cost; it walks in rowid order (the order
+// messages were stored) and stops after the page.
+func filter(t sqlstore.FilterTerms, f store.MessageFilter) (string, []any) {
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	anyOf := func(col string, words []string) string {
+		q := make([]string, len(words))
+		for i, w := range words {
+			q[i] = quote(w)
+		}
+		return col + ` : (` + strings.Join(q, " OR ") + `)`
+	}
+	var parts []string
+	if len(t.Channels) > 0 {
+		parts = append(parts, anyOf("channel_id", t.Channels))
+	}
+	if len(t.Authors) > 0 {
+		parts = append(parts, anyOf("author_id", t.Authors))
+	}
+	for _, w := range t.Words {
+		parts = append(parts, `content : `+quote(w))
+	}
+	for _, g := range t.Tags {
+		parts = append(parts, anyOf("tags", g))
+	}
+	match := strings.Join(parts, " AND ")
+	if len(t.None) > 0 {
+		match = `(` + match + `) NOT ` + anyOf("tags", t.None)
+	}
+	where, args := sqlstore.SearchRange(string(f.Before), string(f.After), f.Viewer)
+	order := "DESC"
+	if f.Ascending {
+		order = "ASC"
+	}
+	return `SELECT m.id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
+		WHERE messages_fts MATCH ?` + where + ` ORDER BY f.rowid ` + order + ` LIMIT ? OFFSET ?`,
+		append(append([]any{match}, args...), f.Limit, f.Offset)
 }

@@ -28,12 +28,14 @@ type messageDoc struct {
 	Channel chat.ID `json:"channel,omitempty"`
 	Author  chat.ID `json:"author,omitempty"`
 	Content *string `json:"content,omitempty"`
+	// Bot keeps the message's AuthorBot, which its wire form leaves out.
+	Bot bool `json:"author_bot,omitempty"`
 }
 
 // messageData is the data document of m.
 func messageData(m *chat.Message) (document, error) {
 	c := stored(m)
-	return encode(messageDoc{Message: &c})
+	return encode(messageDoc{Message: &c, Bot: m.AuthorBot})
 }
 
 // scanMessage reads one row of messageCols.
@@ -45,10 +47,11 @@ func scanMessage(scan func(dest ...any) error) (*chat.Message, error) {
 		return nil, err
 	}
 	m := new(chat.Message)
-	if err := json.Unmarshal(data, m); err != nil {
+	doc := messageDoc{Message: m}
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("decode document: %w", err)
 	}
-	m.ID, m.Channel, m.Author, m.Content = id, channel, author, content
+	m.ID, m.Channel, m.Author, m.Content, m.AuthorBot = id, channel, author, content, doc.Bot
 	return m, nil
 }
 

@@ -36,12 +36,12 @@ func (s *DB) InsertMessage(ctx context.Context, m *chat.Message) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
-		m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
+	_, err = s.exec(ctx, `INSERT INTO messages (id, channel_id, author_id, content, pinned, data, tags, ephemeral) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data, messageTags(m), ephemeralOf(m))
 	return err
 }
 
-// insertBatch is how many messages one INSERT statement carries: six
+// insertBatch is how many messages one INSERT statement carries: eight
 // parameters each stays far below both engines' parameter limits.
 const insertBatch = 200
 
@@ -58,7 +58,7 @@ func (s *DB) InsertMessages(ctx context.Context, ms []*chat.Message) error {
 
 // insertMessages inserts ms with a statement per insertBatch of them.
 func (s *DB) insertMessages(ctx context.Context, ms []*chat.Message) error {
-	args := make([]any, 0, 6*min(len(ms), insertBatch))
+	args := make([]any, 0, 8*min(len(ms), insertBatch))
 	for len(ms) > 0 {
 		n := min(len(ms), insertBatch)
 		args = args[:0]
@@ -67,10 +67,10 @@ func (s *DB) insertMessages(ctx context.Context, ms []*chat.Message) error {
 			if err != nil {
 				return err
 			}
-			args = append(args, m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data)
+			args = append(args, m.ID, m.Channel, m.Author, content(m), pinnedFlag(m), data, messageTags(m), ephemeralOf(m))
 		}
-		q := `INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?),", n), ",")
+		q := `INSERT INTO messages (id, channel_id, author_id, content, pinned, data, tags, ephemeral) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?),", n), ",")
 		if _, err := s.exec(ctx, q, args...); err != nil {
 			return err
 		}
@@ -94,19 +94,19 @@ func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.M
 	limit := q.Limit
 	if q.Nearby != "" {
 		half := limit/2 + 1
-		newer, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id >= ?
-			ORDER BY id ASC LIMIT ?`, q.Channel, q.Nearby, half)
+		newer, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id >= ?`+visibleTo+`
+			ORDER BY id ASC LIMIT ?`, q.Channel, q.Nearby, q.Viewer, q.Viewer, half)
 		if err != nil {
 			return nil, err
 		}
-		older, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id < ?
-			ORDER BY id DESC LIMIT ?`, q.Channel, q.Nearby, half)
+		older, err := manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE channel_id = ? AND id < ?`+visibleTo+`
+			ORDER BY id DESC LIMIT ?`, q.Channel, q.Nearby, q.Viewer, q.Viewer, half)
 		if err != nil {
 			return nil, err
 		}
 		return append(newer, older...), nil
 	}
-	where, args := rangeWhere(q.Channel, q.Before, q.After)
+	where, args := rangeWhere(q.Channel, q.Before, q.After, q.Viewer)
 	order := " ORDER BY id DESC"
 	if q.Sort == store.SortOldest {
 		order = " ORDER BY id ASC"
@@ -114,8 +114,12 @@ func (s *DB) FetchMessages(ctx context.Context, q store.MessageQuery) ([]*chat.M
 	return manyMessages(ctx, s, `SELECT `+messageCols+` FROM messages WHERE `+where+order+` LIMIT ?`, append(args, limit)...)
 }
 
-func rangeWhere(channel, before, after chat.ID) (string, []any) {
-	where, args := "channel_id = ?", []any{channel}
+// visibleTo is the condition leaving out the ephemeral messages neither
+// for nor from a viewer; its two arguments are the viewer.
+const visibleTo = ` AND (ephemeral IS NULL OR ephemeral = ? OR author_id = ?)`
+
+func rangeWhere(channel, before, after, viewer chat.ID) (string, []any) {
+	where, args := "channel_id = ?"+visibleTo, []any{channel, viewer, viewer}
 	if before != "" {
 		where += " AND id < ?"
 		args = append(args, before)
@@ -130,7 +134,7 @@ func rangeWhere(channel, before, after chat.ID) (string, []any) {
 // SearchMessages finds messages by full-text match or pinned state.
 func (s *DB) SearchMessages(ctx context.Context, q store.MessageSearch) ([]*chat.Message, error) {
 	if q.Pinned && q.Query == "" {
-		where, args := rangeWhere(q.Channel, q.Before, q.After)
+		where, args := rangeWhere(q.Channel, q.Before, q.After, q.Viewer)
 		order := " ORDER BY id DESC"
 		if q.Sort == store.SortOldest {
 			order = " ORDER BY id ASC"
@@ -147,8 +151,8 @@ func (s *DB) UpdateMessage(ctx context.Context, m *chat.Message) error {
 	if err != nil {
 		return err
 	}
-	return s.execOne(ctx, `UPDATE messages SET author_id = ?, content = ?, pinned = ?, data = ? WHERE id = ?`,
-		m.Author, content(m), pinnedFlag(m), data, m.ID)
+	return s.execOne(ctx, `UPDATE messages SET author_id = ?, content = ?, pinned = ?, data = ?, tags = ?, ephemeral = ? WHERE id = ?`,
+		m.Author, content(m), pinnedFlag(m), data, messageTags(m), ephemeralOf(m), m.ID)
 }
 
 // DeleteMessage removes a message.

@@ -29,10 +29,12 @@ func SearchTerms(q string) []string {
 	})
 }
 
-// SearchRange returns the id range conditions on m.id and their args.
-func SearchRange(before, after string) (string, []any) {
-	var where string
-	var args []any
+// SearchRange returns the id range conditions on m.id, with the
+// condition leaving out ephemeral messages neither for nor from viewer,
+// and their args.
+func SearchRange(before, after string, viewer chat.ID) (string, []any) {
+	where := " AND (m.ephemeral IS NULL OR m.ephemeral = ? OR m.author_id = ?)"
+	args := []any{viewer, viewer}
 	if before != "" {
 		where += " AND m.id < ?"
 		args = append(args, before)

@@ -113,6 +113,72 @@ func RunMigrations(t *testing.T, dir string, old func(t *testing.T, upTo int) (R
 		raw, open := old(t, 9)
 		MigrateCompactMessages(t, raw, open)
 	})
+	t.Run("MessageFilters", func(t *testing.T) {
+		raw, open := old(t, 12)
+		MigrateMessageFilters(t, raw, open)
+	})
+}
+
+// MigrateMessageFilters checks migration 0013 on a database at migration
+// 0012: the messages stored before it are found by every filter their
+// documents and columns answer (the tags it derives from them).
+func MigrateMessageFilters(t *testing.T, raw Raw, open func() store.Store) {
+	t.Helper()
+	channel, ada, role := chat.NewID(), chat.NewID(), chat.NewID()
+	add := func(m *chat.Message) chat.ID {
+		m.ID, m.Channel = chat.NewID(), channel
+		if m.Author == "" {
+			m.Author = ada
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		must(t, json.Unmarshal(b, &doc))
+		for _, k := range []string{"_id", "channel", "author", "content"} { // columns only, as 0010 keeps them
+			delete(doc, k)
+		}
+		b, err = json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, raw.Exec(`INSERT INTO messages (id, channel_id, author_id, content, pinned, data) VALUES (?, ?, ?, ?, ?, ?)`,
+			m.ID, m.Channel, m.Author, m.Content, pinnedOf(m), string(b)))
+		return m.ID
+	}
+	plain := add(&chat.Message{Content: ptr("plain words")})
+	mention := add(&chat.Message{Content: ptr("hi"), Mentions: []chat.ID{ada}, RoleMentions: []chat.ID{role}})
+	pinned := add(&chat.Message{Content: ptr("see https://ermine.example"), Pinned: ptr(true)})
+	hook := add(&chat.Message{Author: chat.NewID(), Webhook: &chat.MessageWebhook{Name: "h"}, Embeds: []chat.Embed{{Type: "Text"}},
+		Attachments: []chat.File{{ID: "v", Tag: "attachments", Filename: "v.mp4", ContentType: "video/mp4", Size: 1, Metadata: chat.Metadata{Type: "Video"}}}})
+	image := add(&chat.Message{Attachments: []chat.File{{ID: "i", Tag: "attachments", Filename: "i.png", ContentType: "image/png", Size: 1, Metadata: chat.Metadata{Type: "Image"}}}})
+
+	s := open()
+	defer s.Close()
+	c := ctx(t)
+	find := func(f store.MessageFilter) []chat.ID {
+		t.Helper()
+		f.Channels, f.Limit, f.Ascending = []chat.ID{channel}, 10, true
+		list, err := s.FilterMessages(c, f)
+		must(t, err)
+		out := []chat.ID{}
+		for _, m := range list {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	same(t, find(store.MessageFilter{}), []chat.ID{plain, mention, pinned, hook, image})
+	same(t, find(store.MessageFilter{Words: "words"}), []chat.ID{plain})
+	same(t, find(store.MessageFilter{Mentions: []chat.ID{ada}}), []chat.ID{mention})
+	same(t, find(store.MessageFilter{RoleMentions: []chat.ID{role}}), []chat.ID{mention})
+	same(t, find(store.MessageFilter{Pinned: ptr(true)}), []chat.ID{pinned})
+	same(t, find(store.MessageFilter{Components: []string{store.ComponentLink}}), []chat.ID{pinned})
+	same(t, find(store.MessageFilter{AuthorTypes: []string{store.AuthorWebhook}}), []chat.ID{hook})
+	same(t, find(store.MessageFilter{Components: []string{store.ComponentVideo, store.ComponentEmbed}}), []chat.ID{hook})
+	same(t, find(store.MessageFilter{Components: []string{store.ComponentImage}}), []chat.ID{image})
+	same(t, find(store.MessageFilter{Components: []string{store.ComponentFile}}), []chat.ID{hook, image})
+	same(t, find(store.MessageFilter{AuthorTypes: []string{store.AuthorUser}}), []chat.ID{plain, mention, pinned, image})
 }
 
 // MigrateCompactMessages checks migration 0010 on a database at

@@ -40,6 +40,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChannelAccess", testChannelAccess},
 		{"Messages", testMessages},
 		{"MessageSearch", testMessageSearch},
+		{"MessageFilter", testMessageFilter},
+		{"EphemeralMessages", testEphemeralMessages},
 		{"Emojis", testEmojis},
 		{"Invites", testInvites},
 		{"Files", testFiles},
