@@ -380,3 +380,31 @@ func testServerSearch(t *testing.T, e *env) {
 		t.Errorf("a bot's search = %d %s", res.Status, res.Body)
 	}
 }
+
+// TestEphemeralPush checks that an ephemeral message is pushed to its
+// user though it does not mention them, and to nobody else (reference
+// pull request #929), through the loopback Web Push service.
+func TestEphemeralPush(t *testing.T) {
+	h, svc := startPush(t)
+	e := &env{h: h}
+	alice, bob := h.NewUser("alice"), h.NewUser("bob")
+	sid, general := e.server(t, alice, "Den")
+	e.join(t, sid, bob)
+	bot := e.bot(t, alice, "helper")
+	e.join(t, sid, bot)
+	subAlice, subBob := svc.Subscribe(), svc.Subscribe()
+	subscribe(t, h, alice.Token, subAlice)
+	subscribe(t, h, bob.Token, subBob)
+	res := e.asBot(t, bot.Token, http.MethodPost, "/channels/"+general+"/messages", map[string]any{"content": "just for you", "ephemeral": bob.ID})
+	if res.Status != http.StatusOK {
+		t.Fatalf("send = %d %s", res.Status, res.Body)
+	}
+	m := svc.Wait(5 * time.Second)
+	if m.Endpoint != subBob.Endpoint {
+		t.Fatalf("pushed to %s, want Bob's endpoint", m.Endpoint)
+	}
+	if n := notification(t, m); n["body"] != "just for you" || n["message"] != res.Map(t)["_id"] {
+		t.Errorf("notification = %v", n)
+	}
+	svc.None(300 * time.Millisecond)
+}

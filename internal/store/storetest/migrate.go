@@ -114,13 +114,13 @@ func RunMigrations(t *testing.T, dir string, old func(t *testing.T, upTo int) (R
 		MigrateCompactMessages(t, raw, open)
 	})
 	t.Run("MessageFilters", func(t *testing.T) {
-		raw, open := old(t, 12)
+		raw, open := old(t, 13)
 		MigrateMessageFilters(t, raw, open)
 	})
 }
 
-// MigrateMessageFilters checks migration 0013 on a database at migration
-// 0012: the messages stored before it are found by every filter their
+// MigrateMessageFilters checks migration 0014 on a database at migration
+// 0013: the messages stored before it are found by every filter their
 // documents and columns answer (the tags it derives from them).
 func MigrateMessageFilters(t *testing.T, raw Raw, open func() store.Store) {
 	t.Helper()
