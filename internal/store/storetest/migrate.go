@@ -71,6 +71,11 @@ func migrationFiles(t *testing.T, dir string) map[int]string {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		// Two files of one number: the migrator records the number once
+		// the first has run, so the second never would.
+		if other, dup := out[v]; dup {
+			t.Fatalf("%s and %s share version %d: renumber the newer one", filepath.Base(other), filepath.Base(f), v)
+		}
 		out[v] = f
 	}
 	return out
