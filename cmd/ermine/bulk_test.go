@@ -19,6 +19,7 @@ import (
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
+	"ermine/internal/server"
 )
 
 // otherEngine returns the configuration change that puts a node on the
@@ -334,4 +335,64 @@ func normal(t *testing.T, b []byte) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// TestExportOneServer exports a single server and imports it into an
+// empty instance: the server, its channels and history arrive, and its
+// people as imported authors without a login, ready to be claimed.
+func TestExportOneServer(t *testing.T) {
+	dirA := t.TempDir()
+	var reads []read
+	t.Run("seed", func(t *testing.T) {
+		seed := apitest.Start(t, apitest.NoRateLimits, func(c *config.Config) { c.Data = dirA })
+		reads = seedInstance(t, seed)
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	var sid chat.ID
+	for _, r := range reads {
+		if rest, ok := strings.CutPrefix(r.path, "/servers/"); ok && sid == "" {
+			sid = chat.ID(strings.Split(rest, "/")[0])
+		}
+	}
+	file := filepath.Join(t.TempDir(), "one.tar")
+	if _, err := ermine(t, "--data", dirA, "export", "--server", string(sid), file); err != nil {
+		t.Fatalf("export --server: %v", err)
+	}
+	dirB := t.TempDir()
+	if out, err := ermine(t, "--data", dirB, "import", "bulk", file); err != nil {
+		t.Fatalf("import bulk: %v\n%s", err, out)
+	}
+	cfg := config.Default()
+	cfg.Data = dirB
+	st, err := server.OpenStore(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.FetchServer(t.Context(), sid)
+	if err != nil {
+		t.Fatalf("the server did not arrive: %v", err)
+	}
+	n, err := st.CountObjects(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Accounts != 0 || n.Channels != len(s.Channels) || n.Messages != 33 {
+		t.Errorf("counts %+v: want no account, the server's %d channels and its 33 messages", n, len(s.Channels))
+	}
+	members, err := st.FetchMembers(t.Context(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members {
+		u, err := st.FetchUser(t.Context(), m.ID.User)
+		if err != nil {
+			t.Fatalf("member %s has no user: %v", m.ID.User, err)
+		}
+		if u.Flags&chat.UserFlagImported == 0 {
+			t.Errorf("user %s arrived without the imported flag", u.Username)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -166,5 +167,61 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 		if !strings.Contains(ready, string(id)) {
 			t.Errorf("Ready lacks %s", id)
 		}
+	}
+}
+
+// TestImportDiscordPlain imports exports made without their media: an
+// attachment stays its Discord address, as a link, and nothing is
+// fetched. A file that is not an export stops the import before it
+// writes anything.
+func TestImportDiscordPlain(t *testing.T) {
+	fx, err := discordtest.Write(t.TempDir(), discordtest.Options{Messages: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := targets(t)[0]
+	h := apitest.Start(t, tg.option)
+	alice := h.NewUser("Alice")
+
+	bad := t.TempDir() + "/not-an-export.json"
+	if err := os.WriteFile(bad, []byte(`{"hello":"world"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	err = run(t.Context(), []string{"--data", tg.data, "import", "discord", "--server", "Plain", "--owner", string(alice.ID), fx.Dir, bad}, tg.env(), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "not-an-export.json") || !strings.Contains(err.Error(), "not a DiscordChatExporter JSON export") {
+		t.Fatalf("import with a bad file: %v", err)
+	}
+	var me struct{}
+	call(t, h, alice.Token, http.MethodGet, "/users/@me", nil, http.StatusOK).JSON(t, &me)
+	if ready := readyFrame(t, h, alice.Token); strings.Contains(ready, `"Plain"`) {
+		t.Fatal("a refused import created its server")
+	}
+
+	out.Reset()
+	if err := run(t.Context(), []string{"--data", tg.data, "import", "discord", "--server", "Plain", "--owner", string(alice.ID), fx.Dir}, tg.env(), &out, &errOut); err != nil {
+		t.Fatalf("import: %v\n%s", err, out.String())
+	}
+	sid := regexp.MustCompile(`server ([0-9A-Z]{26}) `).FindStringSubmatch(out.String())[1]
+	var srv chat.Server
+	call(t, h, alice.Token, http.MethodGet, "/servers/"+sid, nil, http.StatusOK).JSON(t, &srv)
+	var page []chat.Message
+	call(t, h, alice.Token, http.MethodGet, "/channels/"+string(srv.Channels[0])+"/messages?sort=Oldest&limit=100", nil, http.StatusOK).JSON(t, &page)
+	links := 0
+	for i, dm := range fx.Messages[fx.Channels[0].Channel.ID] {
+		for _, a := range dm.Attachments {
+			links++
+			got := page[i]
+			found := false
+			for _, e := range got.Embeds {
+				found = found || (e.URL != nil && *e.URL == a.URL)
+			}
+			if len(got.Attachments) != 0 || !found {
+				t.Errorf("message %s: attachments %v, embeds %+v; want a link to %s", dm.ID, got.Attachments, got.Embeds, a.URL)
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("the fixture has no attachment in its first channel")
 	}
 }
