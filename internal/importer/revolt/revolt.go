@@ -225,7 +225,11 @@ func (r *reader) collection(ctx context.Context, c collection, name string) erro
 		return r.messages(ctx, w, name)
 	}
 	err := r.d.Each(name, r.p.Done(c.name), func(doc bson.Raw) error {
-		w.ID(docID(doc))
+		id := docID(doc)
+		w.ID(id)
+		for _, f := range unknownFields(c.name, doc) {
+			w.Drop(id, "unknown field "+f+" ignored")
+		}
 		if err := c.read(r, ctx, w, doc); err != nil {
 			return err
 		}
@@ -482,9 +486,10 @@ func (r *reader) emoji(_ context.Context, w *importer.Writer, doc bson.Raw) erro
 
 // converted is a message document read and converted ahead of writing.
 type converted struct {
-	id  string
-	m   *chat.Message
-	err error // unknown shape
+	id      string
+	m       *chat.Message
+	err     error    // unknown shape
+	unknown []string // fields the model does not have
 }
 
 // messages reads the messages collection: one goroutine reads and
@@ -499,7 +504,7 @@ func (r *reader) messages(ctx context.Context, w *importer.Writer, name string) 
 		defer close(queue)
 		readErr <- r.d.Each(name, r.p.Done("messages"), func(doc bson.Raw) error {
 			m, err := convertMessage(doc)
-			c := converted{id: docID(doc), m: m, err: err}
+			c := converted{id: docID(doc), m: m, err: err, unknown: unknownFields("messages", doc)}
 			select {
 			case queue <- c:
 				return nil
@@ -510,6 +515,9 @@ func (r *reader) messages(ctx context.Context, w *importer.Writer, name string) 
 	}()
 	for c := range queue {
 		w.ID(c.id)
+		for _, f := range c.unknown {
+			w.Drop(c.id, "unknown field "+f+" ignored")
+		}
 		switch {
 		case c.err != nil:
 			w.Skip(c.id, "unknown shape: "+c.err.Error())

@@ -216,6 +216,7 @@ func Write(dir string, o Options) (*Fixture, error) {
 		{"last_acknowledged_policy_change", int64(policy)}})
 	d.add("users", D{{"_id", string(f.Carol)}, {"username", "carol"}, {"discriminator", "0003"}, {"flags", int32(1)},
 		{"relations", bson.A{D{{"_id", string(f.Alice)}, {"status", "BlockedOther"}}}},
+		{"legacy_theme", "dark"}, // a field no model has: reported as ignored
 		{"last_acknowledged_policy_change", "2025-06-01T00:00:00Z"}})
 	d.add("users", D{{"_id", string(f.BotUser)}, {"username", "helper"}, {"discriminator", "0004"},
 		{"bot", D{{"owner", string(f.Alice)}}}, {"last_acknowledged_policy_change", policy}})
