@@ -204,9 +204,10 @@ func TestWebPushBadInput(t *testing.T) {
 	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/push/subscribe", Bot: botToken, Body: good}), 400, "IsBot")
 	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/push/unsubscribe", Bot: botToken}), 400, "IsBot")
 
-	// Mobile push tokens are not delivered by this instance.
+	// A mobile subscription needs its device token (TestMobilePush covers
+	// the rest).
 	wantError(t, h.Do(apitest.Request{Method: "POST", Path: "/push/subscribe", Session: u.Token,
-		Body: map[string]any{"endpoint": "fcm", "p256dh": "", "auth": "token"}}), 400, "FeatureDisabled")
+		Body: map[string]any{"endpoint": "apn", "p256dh": "", "auth": ""}}), 400, "InvalidProperty")
 
 	// Without [push], subscribing says the feature is off.
 	off := apitest.Start(t, apitest.NoRateLimits)

@@ -49,6 +49,21 @@ func Start(t testing.TB, opts ...Option) *Harness {
 // configuration's or the server's error instead of failing the test.
 func TryStart(t testing.TB, opts ...Option) (*Harness, error) {
 	t.Helper()
+	return tryStart(t, nil, opts...)
+}
+
+// StartWithLog is Start with the node's log written to log.
+func StartWithLog(t testing.TB, log *slog.Logger, opts ...Option) *Harness {
+	t.Helper()
+	h, err := tryStart(t, log, opts...)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	return h
+}
+
+func tryStart(t testing.TB, log *slog.Logger, opts ...Option) (*Harness, error) {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Data = t.TempDir()
@@ -58,9 +73,11 @@ func TryStart(t testing.TB, opts ...Option) (*Harness, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		if testing.Verbose() {
+			log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		}
 	}
 	srv, err := server.Start(context.Background(), cfg, log)
 	if err != nil {

@@ -189,6 +189,7 @@ type App struct {
 
 	nonces       nonce.Guard                          // recent idempotency keys of sent messages
 	lastMessages *batch.Coalescer[chat.ID, chat.ID]   // channels' newest messages, written in batches
+	noMobilePush sync.Once                            // says once that mobile push is not configured
 	lastSeen     *batch.Coalescer[chat.ID, chat.Time] // sessions' last sightings, written in batches
 	writer       *batch.GroupCommit[*chat.Message]    // group commit of new messages
 	previews     *previews                            // link preview workers; nil when off

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -17,8 +18,12 @@ type Pusher interface {
 	// Push queues payload for the subscription of session.
 	Push(session chat.ID, sub chat.WebPushSubscription, payload []byte)
 	// Valid reports whether sub may be subscribed: an endpoint the
-	// server may post to and keys a payload can be encrypted for.
+	// server may post to and keys a payload can be encrypted for, or a
+	// mobile platform ("fcm", "apn") with a device token.
 	Valid(sub chat.WebPushSubscription) bool
+	// Unconfigured notes a subscription of endpoint's kind for which
+	// the instance has no credentials (said once in the log).
+	Unconfigured(endpoint string)
 }
 
 // PushNotification is the JSON a notification carries, the shape the
@@ -47,13 +52,24 @@ func (a *App) SubscribePush(ctx context.Context, c *Caller, sub chat.WebPushSubs
 	if c.IsBot() || c.Session == nil {
 		return chat.ErrIsBot
 	}
+	if chat.IsMobilePush(sub.Endpoint) {
+		// The official apps register {endpoint: "fcm"|"apn", p256dh: "",
+		// auth: <device token>}. Kept even without the platform's
+		// credentials, so they work once the operator adds them.
+		if sub.Auth == "" || len(sub.Auth) > 4096 || len(sub.P256DH) > 200 {
+			return chat.ErrInvalidProperty
+		}
+		if a.pusher == nil {
+			a.noMobilePush.Do(func() {
+				a.log.WarnContext(ctx, "mobile push subscriptions are stored but not delivered: [push.fcm] and [push.apn] are not configured")
+			})
+		} else {
+			a.pusher.Unconfigured(sub.Endpoint)
+		}
+		return a.setSubscription(ctx, c.Session.ID, "", &sub)
+	}
 	if a.pusher == nil {
 		return chat.ErrFeatureDisabled("features.push")
-	}
-	if sub.Endpoint == "fcm" || sub.Endpoint == "apn" {
-		// Mobile push tokens need the platforms' own services, which
-		// this instance does not talk to.
-		return chat.ErrFeatureDisabled("push." + sub.Endpoint)
 	}
 	if len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.pusher.Valid(sub) {
 		return chat.ErrInvalidProperty
@@ -102,13 +118,18 @@ func (a *App) setSubscription(ctx context.Context, session chat.ID, onlyEndpoint
 // notify sends n to each of users who has no connected session, on
 // every session subscription they have. It runs after the change was
 // stored and published; failures are logged.
-func (a *App) notify(ctx context.Context, users []chat.ID, n PushNotification) {
+func (a *App) notify(ctx context.Context, users []chat.ID, n PushNotification, mobile *chat.MobilePush) {
 	if a.pusher == nil || len(users) == 0 {
 		return
 	}
 	payload, err := json.Marshal(n)
 	if err != nil {
 		a.log.ErrorContext(ctx, "encode notification", "err", err)
+		return
+	}
+	mobilePayload, err := json.Marshal(mobile)
+	if err != nil {
+		a.log.ErrorContext(ctx, "encode mobile notification", "err", err)
 		return
 	}
 	var away []chat.ID
@@ -125,12 +146,13 @@ func (a *App) notify(ctx context.Context, users []chat.ID, n PushNotification) {
 	a.pushing.Add(1)
 	go func() {
 		defer a.pushing.Done()
-		a.pushTo(context.WithoutCancel(ctx), away, payload)
+		a.pushTo(context.WithoutCancel(ctx), away, payload, mobilePayload)
 	}()
 }
 
-// pushTo queues payload for every subscribed session of users.
-func (a *App) pushTo(ctx context.Context, users []chat.ID, payload []byte) {
+// pushTo queues payload for every Web Push subscription of users'
+// sessions, and mobile for their mobile apps' subscriptions.
+func (a *App) pushTo(ctx context.Context, users []chat.ID, payload, mobile []byte) {
 	for _, u := range users {
 		sessions, err := a.store.FetchSessions(ctx, u)
 		if err != nil {
@@ -138,7 +160,11 @@ func (a *App) pushTo(ctx context.Context, users []chat.ID, payload []byte) {
 			continue
 		}
 		for _, se := range sessions {
-			if se.Subscription != nil {
+			switch {
+			case se.Subscription == nil:
+			case chat.IsMobilePush(se.Subscription.Endpoint):
+				a.pusher.Push(se.ID, *se.Subscription, mobile)
+			default:
 				a.pusher.Push(se.ID, *se.Subscription, payload)
 			}
 		}
@@ -220,7 +246,9 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 			break
 		}
 	}
-	a.notify(ctx, users, n)
+	mobile := &chat.MobilePush{Type: chat.PushMessage, Message: m, ChannelID: ch.ID, ChannelName: ch.Name,
+		ChannelType: ch.ChannelType, AuthorID: m.Author, AuthorName: author, Icon: icon, Body: body, URL: n.URL}
+	a.notify(ctx, users, n, mobile)
 }
 
 // notifyFriendRequest pushes a friend request, or its acceptance, to to.
@@ -232,8 +260,17 @@ func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.
 	if accepted {
 		body = "accepted your friend request"
 	}
+	kind := chat.PushFRReceive
+	if accepted {
+		kind = chat.PushFRAccept
+	}
+	name := from.Username + "#" + from.Discriminator
+	if from.DisplayName != nil && *from.DisplayName != "" {
+		name = *from.DisplayName
+	}
 	a.notify(ctx, []chat.ID{to}, PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
-		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"})
+		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"},
+		&chat.MobilePush{Type: kind, UserID: from.ID, Username: name})
 }
 
 // notifyCall pushes a call that starts in a direct message or group to
@@ -253,7 +290,10 @@ func (a *App) notifyCall(ctx context.Context, ch *chat.Channel, initiator chat.I
 			to = append(to, r)
 		}
 	}
+	now := a.now()
 	a.notify(ctx, to, PushNotification{Type: "Call", Author: pushName(from), Icon: a.pushIcon(from),
-		Body: "is calling you", Tag: "call:" + string(ch.ID), Timestamp: a.now().UnixMilli(),
-		URL: fmt.Sprintf("%s/channel/%s", a.appURL, ch.ID), Channel: ch.ID})
+		Body: "is calling you", Tag: "call:" + string(ch.ID), Timestamp: now.UnixMilli(),
+		URL: fmt.Sprintf("%s/channel/%s", a.appURL, ch.ID), Channel: ch.ID},
+		&chat.MobilePush{Type: chat.PushDMCall, InitiatorID: initiator, ChannelID: ch.ID,
+			StartedAt: now.UTC().Format(time.RFC3339Nano), RingSeconds: int(voiceRingTime / time.Second)})
 }

@@ -269,10 +269,44 @@ type Push struct {
 	// private addresses (a private push service, tests). Off, only https
 	// endpoints on public addresses are used.
 	AllowPrivate bool `toml:"allow_private"`
+	// FCM and APN deliver to the official mobile apps' subscriptions
+	// (endpoint "fcm" and "apn") with the operator's own credentials.
+	FCM PushFCM `toml:"fcm"`
+	APN PushAPN `toml:"apn"`
 }
 
 // Enabled reports whether Web Push is configured.
 func (p Push) Enabled() bool { return p.VAPIDPrivateKey != "" }
+
+// PushFCM is a Firebase service account for the FCM HTTP v1 API.
+type PushFCM struct {
+	// ServiceAccount is the path of the service account's JSON key file
+	// (client_email, private_key, token_uri, project_id).
+	ServiceAccount string `toml:"service_account"`
+	// URL is the FCM API's base; empty is https://fcm.googleapis.com.
+	URL string `toml:"url"`
+}
+
+// Enabled reports whether FCM delivery is configured.
+func (f PushFCM) Enabled() bool { return f.ServiceAccount != "" }
+
+// PushAPN is a token-based (.p8) key for Apple's push service.
+type PushAPN struct {
+	// KeyFile is the path of the .p8 key (PKCS#8 PEM, P-256).
+	KeyFile string `toml:"key_file"`
+	KeyID   string `toml:"key_id"`
+	TeamID  string `toml:"team_id"`
+	// Topic is the app's bundle id (apns-topic).
+	Topic string `toml:"topic"`
+	// Sandbox sends to Apple's development service.
+	Sandbox bool `toml:"sandbox"`
+	// URL overrides the service's base (tests, a relay); empty picks
+	// Apple's production or sandbox service.
+	URL string `toml:"url"`
+}
+
+// Enabled reports whether APNs delivery is configured.
+func (a PushAPN) Enabled() bool { return a.KeyFile != "" }
 
 // Embeds configures link previews and the image proxy. Every request
 // made for them goes through one outbound client that refuses private,

@@ -161,8 +161,12 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		deps.Captcha = &captcha.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
 			VerifyURL: cfg.Captcha.VerifyURL}
 	}
-	if cfg.Push.Enabled() {
-		deps.Pusher = s.startPush(cfg, public.AppURL)
+	if cfg.Push.Enabled() || cfg.Push.FCM.Enabled() || cfg.Push.APN.Enabled() {
+		p, err := s.startPush(cfg, public.AppURL)
+		if err != nil {
+			return nil, err
+		}
+		deps.Pusher = p
 		deps.FilesURL = public.FilesURL
 	}
 	if cfg.Voice.Enabled && len(cfg.Voice.Nodes) > 0 {
@@ -681,6 +685,7 @@ func GoVersion() string { return runtime.Version() }
 // pusher adapts a push queue to app.Pusher.
 type pusher struct {
 	q            *push.Queue
+	router       *push.Router
 	allowPrivate bool
 }
 
@@ -690,12 +695,24 @@ func (p *pusher) Push(session chat.ID, sub chat.WebPushSubscription, payload []b
 }
 
 func (p *pusher) Valid(sub chat.WebPushSubscription) bool {
-	return push.ValidEndpoint(sub.Endpoint, p.allowPrivate) && push.ValidKeys(sub.P256DH, sub.Auth)
+	if chat.IsMobilePush(sub.Endpoint) {
+		return sub.Auth != ""
+	}
+	return p.router.Web != nil && push.ValidEndpoint(sub.Endpoint, p.allowPrivate) && push.ValidKeys(sub.P256DH, sub.Auth)
+}
+
+// Unconfigured says once in the log that subscriptions of endpoint's kind
+// are stored but not delivered.
+func (p *pusher) Unconfigured(endpoint string) {
+	if chat.IsMobilePush(endpoint) && (endpoint == chat.PushEndpointFCM && p.router.FCM == nil ||
+		endpoint == chat.PushEndpointAPN && p.router.APNs == nil) {
+		p.router.Unconfigured(endpoint)
+	}
 }
 
 // startPush starts the Web Push delivery queue. Subscriptions the push
 // service reports gone are removed from their sessions.
-func (s *Server) startPush(cfg config.Config, appURL string) *pusher {
+func (s *Server) startPush(cfg config.Config, appURL string) (*pusher, error) {
 	subject := cfg.Push.Subject
 	if subject == "" {
 		subject = appURL
@@ -705,15 +722,44 @@ func (s *Server) startPush(cfg config.Config, appURL string) *pusher {
 			subject = "mailto:admin@" + hostOf(appURL)
 		}
 	}
-	sender := push.New(push.Options{Keys: push.Keys{Public: cfg.Push.VAPIDPublicKey, Private: cfg.Push.VAPIDPrivateKey},
-		Subject: subject, AllowPrivate: cfg.Push.AllowPrivate})
-	q := push.NewQueue(push.QueueOptions{Sender: sender, Log: s.log, Gone: func(ctx context.Context, j push.Job) {
+	router := &push.Router{Log: s.log}
+	if cfg.Push.Enabled() {
+		router.Web = push.New(push.Options{Keys: push.Keys{Public: cfg.Push.VAPIDPublicKey, Private: cfg.Push.VAPIDPrivateKey},
+			Subject: subject, AllowPrivate: cfg.Push.AllowPrivate})
+	}
+	if f := cfg.Push.FCM; f.Enabled() {
+		sa, err := push.ReadServiceAccount(f.ServiceAccount)
+		if err != nil {
+			return nil, err
+		}
+		fcm, err := push.NewFCM(sa, f.URL, nil)
+		if err != nil {
+			return nil, err
+		}
+		router.FCM = fcm
+	}
+	if a := cfg.Push.APN; a.Enabled() {
+		key, err := push.ReadAPNsKey(a.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		base := a.URL
+		if base == "" && a.Sandbox {
+			base = push.APNsSandbox
+		}
+		apns, err := push.NewAPNs(push.APNsOptions{Key: key, KeyID: a.KeyID, TeamID: a.TeamID, Topic: a.Topic, URL: base})
+		if err != nil {
+			return nil, err
+		}
+		router.APNs = apns
+	}
+	q := push.NewQueue(push.QueueOptions{Sender: router, Log: s.log, Gone: func(ctx context.Context, j push.Job) {
 		if err := s.App.RemovePushSubscription(ctx, chat.ID(j.Key), j.Sub.Endpoint); err != nil {
 			s.log.ErrorContext(ctx, "remove expired push subscription", "session", j.Key, "err", err)
 		}
 	}})
 	s.closers = append(s.closers, func() error { q.Close(); return nil })
-	return &pusher{q: q, allowPrivate: cfg.Push.AllowPrivate}
+	return &pusher{q: q, router: router, allowPrivate: cfg.Push.AllowPrivate}, nil
 }
 
 // hostOf returns the host name of a URL, or "localhost".
