@@ -400,3 +400,41 @@ func TestWebhookLinkPreviews(t *testing.T) {
 		t.Errorf("after the webhook's edit: %+v", got)
 	}
 }
+
+// TestJanuaryRateLimited: the preview and proxy routes fetch other sites
+// for anyone, so each client address gets a bounded number of them;
+// beyond it, 429 {"retry_after"} with the rate-limit headers, and the
+// other route's count is its own.
+func TestJanuaryRateLimited(t *testing.T) {
+	site := embedstest.NewSite(t)
+	h := apitest.Start(t, func(c *config.Config) { c.Embeds.AllowedPrivateHosts = []string{"127.0.0.1"} })
+	get := func(path string) (int, http.Header, []byte) {
+		t.Helper()
+		resp, err := http.Get(h.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, b
+	}
+	for _, tc := range []struct {
+		path  string
+		limit int
+	}{
+		{"/january/embed?url=" + url.QueryEscape(site.URL+"/plain"), 30},
+		{"/january/proxy?url=" + url.QueryEscape(site.URL+"/img/red.png"), 120},
+	} {
+		for i := range tc.limit {
+			if status, _, body := get(tc.path); status != http.StatusOK {
+				t.Fatalf("%s, request %d: %d %s", tc.path, i+1, status, body)
+			}
+		}
+		status, hdr, body := get(tc.path)
+		var m map[string]any
+		if status != http.StatusTooManyRequests || json.Unmarshal(body, &m) != nil || m["retry_after"] == nil ||
+			hdr.Get("X-RateLimit-Remaining") != "0" {
+			t.Errorf("%s past the limit: %d %v %s", tc.path, status, hdr, body)
+		}
+	}
+}

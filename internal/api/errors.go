@@ -48,7 +48,7 @@ var statuses = map[string]int{
 
 	"EmptyMessage": 422, "PayloadTooLarge": 422, "FileTooSmall": 422, "FileTooLarge": 422,
 
-	"DiscriminatorChangeRatelimited": 429, "InSlowmode": 429,
+	"DiscriminatorChangeRatelimited": 429, "InSlowmode": 429, "TooManyRequests": 429,
 
 	"LabelMe": 500, "DatabaseError": 500, "InternalError": 500, "ImageProcessingFailed": 500,
 	"OperationFailed": 500, "RenderFail": 500, "EmailFailed": 500,

@@ -182,6 +182,14 @@ func ErrTooManyServers(max int) *Error { return errField("TooManyServers", "max"
 // ErrTooManyEmoji reports the per-server emoji limit.
 func ErrTooManyEmoji(max int) *Error { return errField("TooManyEmoji", "max", max) }
 
+// ErrTooManyRequests refuses a client address that holds too many
+// unauthenticated event connections (an Ermine type: the reference
+// answers its rate limits with a bare {"retry_after"}); retryAfter is in
+// milliseconds.
+func ErrTooManyRequests(retryAfter int64) *Error {
+	return errField("TooManyRequests", "retry_after", retryAfter)
+}
+
 // ErrInSlowmode refuses a send inside the sender's slowmode window;
 // retryAfter is in seconds (reference 0.12.0).
 func ErrInSlowmode(retryAfter uint64) *Error {

@@ -21,6 +21,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,7 @@ import (
 	"time"
 
 	"ermine/internal/app"
+	"ermine/internal/chat"
 	"ermine/internal/pubsub"
 )
 
@@ -255,7 +257,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "10")
 		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"type":"TooManyRequests","retry_after":10000}`))
+		body, _ := json.Marshal(chat.ErrTooManyRequests(10000))
+		_, _ = w.Write(body)
 		return
 	}
 	q := r.URL.Query()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"ermine/internal/chat"
 	"ermine/internal/gateway"
 )
 
@@ -43,6 +44,10 @@ func TestUnauthenticatedPerIPCap(t *testing.T) {
 		var m map[string]any
 		if json.Unmarshal(body, &m) != nil || m["type"] == nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("refusal body = %q (%s), want a JSON error", body, res.Header.Get("Content-Type"))
+		}
+		// The error catalogue's own type, as every other error body.
+		if want, _ := json.Marshal(chat.ErrTooManyRequests(10000)); string(body) != string(want) {
+			t.Errorf("refusal body = %s, want the catalogue's %s", body, want)
 		}
 	}
 	refused()

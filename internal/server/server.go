@@ -237,6 +237,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if previews != nil {
 		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
 		mux.Handle("/january/", january)
+		// Fetching other sites for anyone who asks: metered per address,
+		// so the instance is no free, anonymous fetcher of the web.
+		mux.Handle("GET /january/embed", perAddress(limiter, januaryEmbedBucket, januaryEmbedLimit, january))
+		mux.Handle("GET /january/proxy", perAddress(limiter, januaryProxyBucket, januaryProxyLimit, january))
 	}
 	webOpts := webapp.Options{APIURL: public.APIURL, EventsURL: public.EventsURL, FilesURL: public.FilesURL,
 		Captcha: cfg.Captcha.Enabled()}
@@ -441,6 +445,42 @@ func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slo
 		return nil, fmt.Errorf("shared.url: %w", err)
 	}
 	return state, nil
+}
+
+// The january fetch routes' limits per client address, in
+// januaryWindow (the web client asks /proxy for every image of the
+// previews it shows, so that one is wider).
+const (
+	januaryEmbedBucket = "january_embed"
+	januaryEmbedLimit  = 30
+	januaryProxyBucket = "january_proxy"
+	januaryProxyLimit  = 120
+	januaryWindow      = 10 * time.Second
+)
+
+// perAddress counts requests per client address (the proxy's client once
+// trusted_proxies names the proxy) in the bucket, and answers 429
+// {"retry_after": ms} with the rate-limit headers beyond limit per
+// januaryWindow, as the API's limits do. With rate limits off (a nil
+// limiter) it is h.
+func perAddress(l ratelimit.Limiter, bucket string, limit int, h http.Handler) http.Handler {
+	if l == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			ip = r.RemoteAddr
+		}
+		key := ratelimit.Key(ip, bucket, "")
+		res, err := l.Take(r.Context(), key, limit, januaryWindow)
+		if err == nil && !ratelimit.Answer(w, key, res) {
+			return
+		}
+		// A limiter that cannot answer (Redis down) lets the request
+		// through rather than taking previews down with it.
+		h.ServeHTTP(w, r)
+	})
 }
 
 // diskUploadsWarning is what start says when the configuration is that
