@@ -15,6 +15,7 @@ import { ServerSidebar } from "../servers/ServerSidebar";
 import { ServerSettings } from "../servers/ServerSettings";
 import { JoinInvite } from "../servers/JoinInvite";
 import { UserSettings } from "../settings/UserSettings";
+import { Console } from "../admin/Console";
 import { Empty } from "../ui/common";
 import { avatar } from "../ui/media";
 import { Icon } from "../ui/Icon";
@@ -88,6 +89,9 @@ export function Layout(props: { state: AppState; route: Route; onLogout: () => v
             <Match when={props.route.name === "delete"}>
               <ConfirmDelete state={state} token={(props.route as { token: string }).token} />
             </Match>
+            <Match when={props.route.name === "admin"}>
+              <Console state={state} tab={(props.route as { tab: string }).tab} id={(props.route as { id?: string }).id} />
+            </Match>
             <Match when={props.route.name === "invite"}>
               <JoinInvite state={state} code={(props.route as { code: string }).code} />
             </Match>
@@ -112,6 +116,11 @@ function SelfBar(props: { state: AppState; onLogout: () => void }) {
           {me().username}#{me().discriminator}
         </span>
       </div>
+      <Show when={me().privileged}>
+        <a href={href.admin()} onClick={link(href.admin())} aria-label="Instance" title="Instance (operator's console)">
+          <Icon name="server" size={20} />
+        </a>
+      </Show>
       <a href={href.settings()} onClick={link(href.settings())} aria-label="Settings" title="Settings">
         <Icon name="gear" size={20} />
       </a>

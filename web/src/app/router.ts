@@ -27,6 +27,7 @@ export type Route =
   | { name: "reset"; token: string }
   | { name: "delete"; token: string }
   | { name: "register" }
+  | { name: "admin"; tab: string; id?: string }
   | { name: "login" };
 
 /** Reads a path: /app/..., or /invite/{code} as the server serves it. */
@@ -56,6 +57,8 @@ export function parse(p: string): Route {
       break;
     case "register":
       return { name: "register" };
+    case "admin":
+      return { name: "admin", tab: parts[1] ?? "overview", id: parts[2] };
   }
   return { name: "home" };
 }
@@ -68,6 +71,7 @@ export const href = {
   settings: (tab = "profile") => `/app/settings/${tab}`,
   serverSettings: (s: string, tab = "overview") => `/app/server/${s}/settings/${tab}`,
   invite: (code: string) => `/invite/${code}`,
+  admin: (tab = "overview", id?: string) => (id ? `/app/admin/${tab}/${encodeURIComponent(id)}` : `/app/admin/${tab}`),
 };
 
 /** An onClick for in-app links: navigate without a page load. */

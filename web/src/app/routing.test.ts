@@ -27,6 +27,8 @@ describe("routes", () => {
     expect(parse(href.serverSettings("S", "roles"))).toEqual({ name: "server-settings", server: "S", tab: "roles" });
     expect(parse(href.friends())).toEqual({ name: "friends" });
     expect(parse("/app/register")).toEqual({ name: "register" });
+    expect(parse(href.admin())).toEqual({ name: "admin", tab: "overview", id: undefined });
+    expect(parse(href.admin("users", "01U"))).toEqual({ name: "admin", tab: "users", id: "01U" });
     expect(parse("/app/nonsense/x")).toEqual({ name: "home" });
   });
 });

@@ -137,6 +137,96 @@ export interface PushSubscriptionBody {
   auth: string;
 }
 
+// --- the operator's console (admin/): routes answered only to privileged users
+
+export interface AdminWarning {
+  type: string;
+  message: string;
+}
+
+export interface AdminOverview {
+  accounts: number;
+  users: number;
+  bots: number;
+  servers: number;
+  channels: number;
+  messages: number;
+  open_reports: number;
+  online_users: number;
+  connections: number;
+  version: string;
+  started: string;
+  uptime_seconds: number;
+  store: string;
+  bus: string;
+  invite_only: boolean;
+  last_backup?: string;
+  warnings: AdminWarning[];
+}
+
+export interface AdminUser {
+  user: WireUser & { privileged?: boolean };
+  email?: string;
+  verified: boolean;
+  disabled: boolean;
+  delete_after?: string;
+  sessions: number;
+  online: boolean;
+}
+
+export interface AdminAction {
+  _id: string;
+  user?: string;
+  action: string;
+  target: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface Report {
+  _id: string;
+  author_id: string;
+  content: { type: "Message" | "Server" | "User"; id: string; report_reason: string };
+  additional_context?: string;
+  status: "Created" | "Resolved" | "Rejected";
+  snapshot?: Record<string, unknown>;
+  notes?: string;
+  action?: string;
+}
+
+export interface AdminUserPage extends AdminUser {
+  mfa: boolean;
+  session_list: { _id: string; name: string; last_seen?: string }[];
+  servers: { _id: string; name: string; owner: boolean }[];
+  bots: WireUser[];
+  reports_by: Report[];
+  reports_against: Report[];
+  actions: AdminAction[];
+}
+
+export interface AdminServer {
+  _id: string;
+  name: string;
+  owner: string;
+}
+
+export interface AdminServerPage {
+  server: AdminServer;
+  owner?: WireUser;
+  members: number;
+  channels: { _id: string; name?: string; channel_type: string }[];
+  audit_log: { _id: string; user: string; action: { type: string } }[];
+  actions: AdminAction[];
+}
+
+export interface RegistrationInvite {
+  _id: string;
+  used: boolean;
+  used_by?: string;
+  created: string;
+}
+
+export type ReportAction = "None" | "DeleteMessage" | "DeleteServer" | "DisableUser" | "BanUser" | "DeleteUser";
+
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 const enc = encodeURIComponent;
@@ -247,4 +337,27 @@ export class Rest {
   setSettings = (values: Record<string, string>, timestamp = Date.now()) => this.req<void>("POST", `/sync/settings/set?timestamp=${timestamp}`, values);
   pushSubscribe = (sub: PushSubscriptionBody) => this.req<void>("POST", "/push/subscribe", sub);
   pushUnsubscribe = () => this.req<void>("POST", "/push/unsubscribe", {});
+
+  // --- the operator's console
+  adminOverview = () => this.req<AdminOverview>("GET", "/admin/overview");
+  adminUsers = (query: string, limit = 50) => this.req<AdminUser[]>("GET", `/admin/users?query=${enc(query)}&limit=${limit}`);
+  adminUserPage = (id: string) => this.req<AdminUserPage>("GET", `/admin/users/${enc(id)}/page`);
+  adminEditUser = (id: string, body: { badges?: number; flags?: number; privileged?: boolean }) => this.req<AdminUser>("PATCH", `/admin/users/${enc(id)}`, body);
+  adminDisable = (id: string) => this.req<void>("POST", `/admin/users/${enc(id)}/disable`, {});
+  adminEnable = (id: string) => this.req<void>("POST", `/admin/users/${enc(id)}/enable`, {});
+  adminWipe = (id: string, mode: "ban" | "delete") => this.req<void>("POST", `/admin/users/${enc(id)}/wipe`, { mode });
+  adminResetPassword = (id: string, password?: string) => this.req<{ link?: string }>("POST", `/admin/users/${enc(id)}/password`, password ? { password } : {});
+  adminExport = (id: string) => this.req<unknown>("GET", `/admin/users/${enc(id)}/export`);
+  adminReports = (status?: Report["status"], limit = 100, author?: string) =>
+    this.req<Report[]>("GET", `/admin/reports?limit=${limit}${status ? `&status=${status}` : ""}${author ? `&author=${enc(author)}` : ""}`);
+  adminResolve = (id: string, body: { status?: "Resolved" | "Rejected"; notes?: string; action?: ReportAction }) => this.req<Report>("POST", `/admin/reports/${enc(id)}/resolve`, body);
+  adminServers = (query: string, limit = 50) => this.req<{ server: AdminServer; members: number }[]>("GET", `/admin/servers?query=${enc(query)}&limit=${limit}`);
+  adminServerPage = (id: string) => this.req<AdminServerPage>("GET", `/admin/servers/${enc(id)}`);
+  adminDeleteServer = (id: string) => this.req<void>("DELETE", `/admin/servers/${enc(id)}`, {});
+  adminTransferServer = (id: string, owner: string) => this.req<AdminServer>("POST", `/admin/servers/${enc(id)}/transfer`, { owner });
+  adminRemoveMember = (id: string, user: string) => this.req<void>("DELETE", `/admin/servers/${enc(id)}/members/${enc(user)}`, {});
+  adminInvites = () => this.req<{ invite_only: boolean; invites: RegistrationInvite[] }>("GET", "/admin/invites");
+  adminCreateInvite = () => this.req<RegistrationInvite>("POST", "/admin/invites", {});
+  adminDeleteInvite = (code: string) => this.req<void>("DELETE", `/admin/invites/${enc(code)}`, {});
+  adminAudit = (before?: string, limit = 100) => this.req<AdminAction[]>("GET", `/admin/audit?limit=${limit}${before ? `&before=${enc(before)}` : ""}`);
 }
