@@ -157,6 +157,63 @@ func TestMailFlows(t *testing.T) {
 
 // runScript runs one e2e/*.mjs script against url (with env added) and
 // fails the test unless it exits cleanly having printed done.
+// TestConsole runs the operator's console (web/src/admin) on an
+// invite-only instance: codes made with `ermine invite create` before it
+// starts, and `ermine admin grant-privileged` run when the script asks.
+func TestConsole(t *testing.T) {
+	bin := browser(t)
+	ermine := buildErmine(t)
+	data := filepath.Join(t.TempDir(), "data")
+	out, err := exec.Command(ermine, "--data", data, "invite", "create", "--create-instance", "5").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ermine invite create: %v\n%s", err, out)
+	}
+	url := startErmineIn(t, ermine, data, "ERMINE_REGISTRATION_INVITE_ONLY=true")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", "console.mjs"))
+	cmd.Env = append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+filepath.Join(os.TempDir(), "ermine-web-e2e"),
+		"INVITES="+strings.Join(strings.Fields(string(out)), " "))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	passed := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		log.WriteString(line + "\n")
+		switch {
+		case strings.HasPrefix(line, "GRANT "):
+			res, err := exec.Command(ermine, "--data", data, "admin", "grant-privileged", strings.TrimPrefix(line, "GRANT ")).CombinedOutput()
+			if err != nil {
+				t.Errorf("ermine admin grant-privileged: %v\n%s", err, res)
+				fmt.Fprintln(stdin, "FAILED")
+				continue
+			}
+			fmt.Fprintln(stdin, "OK")
+		case line == "console passed":
+			passed = true
+		}
+	}
+	err = cmd.Wait()
+	t.Logf("console.mjs:\n%s%s", log.String(), stderr.String())
+	if err != nil || !passed {
+		t.Fatalf("console.mjs failed: %v", err)
+	}
+}
+
 func runScript(t *testing.T, bin, url, script, done string, env ...string) {
 	t.Helper()
 	shots := os.Getenv("ERMINE_E2E_SCREENSHOTS")
@@ -200,7 +257,13 @@ func buildErmine(t *testing.T) string {
 // (and env) and returns the API URL it announces; the test's end stops it.
 func startErmine(t *testing.T, bin string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data"))
+	return startErmineIn(t, bin, filepath.Join(t.TempDir(), "data"), env...)
+}
+
+// startErmineIn starts Ermine on the data directory data.
+func startErmineIn(t *testing.T, bin, data string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", data)
 	cmd.Env = append(append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
