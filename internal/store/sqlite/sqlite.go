@@ -260,6 +260,6 @@ func filter(t sqlstore.FilterTerms, f store.MessageFilter) (string, []any) {
 		order = "ASC"
 	}
 	return `SELECT m.id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
-		WHERE messages_fts MATCH ?` + where + ` ORDER BY f.rowid ` + order + ` LIMIT ? OFFSET ?`,
-		append(append([]any{match}, args...), f.Limit, f.Offset)
+		WHERE messages_fts MATCH ?` + where + ` ORDER BY f.rowid ` + order + ` LIMIT ?`,
+		append(append([]any{match}, args...), f.Offset+f.Limit)
 }

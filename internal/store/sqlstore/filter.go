@@ -205,6 +205,7 @@ func (s *DB) FilterMessages(ctx context.Context, f store.MessageFilter) ([]*chat
 	if err != nil {
 		return nil, err
 	}
+	ids = ids[min(f.Offset, len(ids)):min(f.Offset+f.Limit, len(ids))]
 	found, err := messagesIn(ctx, s, `SELECT `+messageCols+` FROM messages WHERE id IN (%s)`, ids)
 	if err != nil {
 		return nil, err

@@ -44,10 +44,11 @@ type Dialect struct {
 	// as rows of (id, content), newest first or oldest first as
 	// SearchWalk(s.Sort) says. The store orders and pages them.
 	Search func(ctx context.Context, q Querier, s store.MessageSearch, window int) (*sql.Rows, error)
-	// Filter is the query and arguments listing the ids of a page of the
-	// messages f selects (t is f as index words, with a positive
-	// condition): ids from f.Offset on, at most f.Limit, newest first or
-	// oldest first with f.Ascending.
+	// Filter is the query and arguments listing the ids of the messages f
+	// selects (t is f as index words, with a positive condition), newest
+	// first or oldest first with f.Ascending, from the first: at least
+	// f.Offset+f.Limit of them when there are that many. The store pages
+	// them.
 	Filter func(t FilterTerms, f store.MessageFilter) (string, []any)
 	// SetField is the expression of JSON document column col with its
 	// top-level key set to the JSON value of the next placeholder.
