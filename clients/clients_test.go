@@ -64,7 +64,7 @@ func TestClientLibraries(t *testing.T) {
 // one). All of them must pass: a skipped one (a route missing, an earlier
 // step that did not complete) counts as a failure here, so adding or
 // removing a scenario means changing this number.
-const scenarios = 29
+const scenarios = 30
 
 // summary reads the counts of node's spec reporter ("ℹ pass 26").
 func summary(out []byte) map[string]int {

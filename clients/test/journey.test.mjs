@@ -553,6 +553,27 @@ step("the mentions inbox (reference pull request #715)", { routes: ["GET /users/
   assert.ok(!none.messages.some((x) => x.content === text), "Alice's inbox holds Bob's mention");
 });
 
+step(
+  "revoke a session with an MFA ticket (reference HEAD; stoat.js 7.3.7 sends it)",
+  { routes: ["PUT /auth/mfa/ticket", `DELETE /auth/session/${NOBODY}`], needs: [REGISTER] },
+  async () => {
+    const api = s.bob.client.api;
+    const extra = await api.post("/auth/session/login", { email: s.bob.email, password: PASSWORD, friendly_name: "spare" });
+    assert.equal(extra.result, "Success", JSON.stringify(extra));
+    // stoat.js's own MFA classes make the ticket; its HTTP layer carries it.
+    const ticket = await (await s.bob.client.account.mfa()).createTicket({ password: PASSWORD });
+    assert.ok(ticket.token, "a validated ticket");
+    const withTicket = { headers: { "X-MFA-Ticket": ticket.token } };
+    assert.equal(await api.delete(`/auth/session/${extra._id}`, undefined, withTicket), null);
+    const left = await api.get("/auth/session/all");
+    assert.ok(!left.some((x) => x._id === extra._id), "the revoked session is still listed");
+    // The ticket was used up.
+    const other = await api.post("/auth/session/login", { email: s.bob.email, password: PASSWORD, friendly_name: "spare2" });
+    await assert.rejects(api.delete(`/auth/session/${other._id}`, undefined, withTicket));
+    assert.equal(await api.delete(`/auth/session/${other._id}`), null, "without MFA no ticket is needed");
+  },
+);
+
 step("typing indicators", { needs: [JOIN] }, async () => {
   const alice = s.alice.client;
   const bobChannel = s.bob.client.channels.get(s.channel);
