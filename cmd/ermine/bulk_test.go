@@ -71,8 +71,12 @@ func uploadFile(t *testing.T, h *apitest.Harness, token, tag, name string, data 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw.Write(data)
-	mw.Close()
+	if _, err := fw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	req, _ := http.NewRequest(http.MethodPost, h.URL+"/autumn/"+tag, &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("X-Session-Token", token)
@@ -88,7 +92,9 @@ func uploadFile(t *testing.T, h *apitest.Harness, token, tag, name string, data 
 	var out struct {
 		ID string `json:"id"`
 	}
-	json.Unmarshal(b, &out)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("upload %s: %v in %s", tag, err, b)
+	}
 	return out.ID
 }
 

@@ -88,12 +88,11 @@ type channel struct {
 
 // author is an exported user.
 type author struct {
-	a       Author
-	id      chat.ID
-	joined  time.Time // first seen
-	roles   []string  // Discord role ids
-	writes  bool      // wrote a message (members are the writers)
-	written bool
+	a      Author
+	id     chat.ID
+	joined time.Time // first seen
+	roles  []string  // Discord role ids
+	writes bool      // wrote a message (members are the writers)
 }
 
 type importState struct {
