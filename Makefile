@@ -10,8 +10,8 @@ help: ## list the targets
 run: ## run a node with embedded defaults on 127.0.0.1:14702
 	go run ./cmd/ermine
 
-build: ## build the ermine binary (stamped with the commit: ermine version)
-	CGO_ENABLED=0 go build -buildvcs=auto -o ermine ./cmd/ermine
+build: ## build the ermine binary (stamped with the commit: ermine version; VERSION=x.y.z for a release)
+	CGO_ENABLED=0 go build -buildvcs=auto $(if $(VERSION),-ldflags "-X ermine/internal/server.Version=$(VERSION)") -o ermine ./cmd/ermine
 
 test: ## the README test command
 	go test ./...

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +96,35 @@ func TestUnknownEnvironment(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "ERMINE_DATABSE_URL") || !strings.Contains(errOut.String(), "names no setting") {
 		t.Errorf("serve did not report the misspelt variable:\n%s", errOut.String())
+	}
+}
+
+// TestVersionOfABuild builds the binary as a release is built (the
+// version given to the linker) and checks `ermine version` reports that
+// version and the commit Go stamped from the clone.
+func TestVersionOfABuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not in a git clone: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ermine")
+	commit := strings.TrimSpace(string(head))
+	// The commit comes from Go's stamp in a clone; a git worktree gets
+	// none, and the release build's -X gives the same commit.
+	build := exec.Command("go", "build", "-buildvcs=auto", "-ldflags",
+		"-X ermine/internal/server.Version=9.8.7-test -X ermine/internal/server.Commit="+commit, "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "ermine 9.8.7-test\n") || !strings.Contains(string(out), "commit "+commit) {
+		t.Errorf("ermine version printed %q; want version 9.8.7-test and commit %s", out, commit)
 	}
 }

@@ -53,8 +53,29 @@ import (
 	"ermine/internal/webapp"
 )
 
-// Version is Ermine's version, reported by GET / and the file service.
-const Version = "0.1.0"
+// Version, when set, is Ermine's version as a release build gives it
+// to the linker (go build -ldflags "-X ermine/internal/server.Version=0.2.0").
+var Version string
+
+// treeVersion is the version of this source tree; CHANGELOG.md's newest
+// section is about it.
+const treeVersion = "0.2.0-dev"
+
+// ReleaseVersion is Ermine's version, reported by GET /, `ermine
+// version` and the file service: the one the release build set
+// (Version), else the module version Go recorded (go install at a tag),
+// else the source tree's.
+func ReleaseVersion() string {
+	if Version != "" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			return strings.TrimPrefix(v, "v")
+		}
+	}
+	return treeVersion
+}
 
 // Server is a running node.
 type Server struct {
@@ -218,7 +239,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		return nil, fmt.Errorf("create upload spool directory: %w", err)
 	}
 	fileService := http.StripPrefix("/autumn", files.New(files.Options{
-		App: s.App, Limiter: limiter, Log: log, Version: Version, FFprobe: ffprobe, TempDir: spool,
+		App: s.App, Limiter: limiter, Log: log, Version: ReleaseVersion(), FFprobe: ffprobe, TempDir: spool,
 	}))
 
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -235,7 +256,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
 	if previews != nil {
-		january := http.StripPrefix("/january", previews.Handler(Version, 4*cfg.Embeds.Workers))
+		january := http.StripPrefix("/january", previews.Handler(ReleaseVersion(), 4*cfg.Embeds.Workers))
 		mux.Handle("/january/", january)
 		// Fetching other sites for anyone who asks: metered per address,
 		// so the instance is no free, anonymous fetcher of the web.
@@ -689,7 +710,7 @@ var Commit, CommitTime string
 // commit the Go toolchain stamped (go build in a clone) or the linker
 // was given (Commit). A build of a modified tree says so with "-dirty".
 func Build() api.BuildInfo {
-	b := api.BuildInfo{CommitSHA: "unknown", CommitTimestamp: "unknown", Semver: Version,
+	b := api.BuildInfo{CommitSHA: "unknown", CommitTimestamp: "unknown", Semver: ReleaseVersion(),
 		OriginURL: "unknown", Timestamp: "unknown"}
 	if Commit != "" {
 		b.CommitSHA = Commit
