@@ -1,11 +1,14 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 func TestNewIDIsMonotonicULID(t *testing.T) {
@@ -123,5 +126,35 @@ func TestCallStartedJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Type != c.sys.Type || (back.FinishedAt == nil) != (c.sys.FinishedAt == nil) {
 			t.Errorf("round trip of %s = %+v %v", b, back, err)
 		}
+	}
+}
+
+func TestCallStartedMsgpack(t *testing.T) {
+	encode := func(v any) map[string]any {
+		t.Helper()
+		var buf bytes.Buffer
+		enc := msgpack.NewEncoder(&buf)
+		enc.SetCustomStructTag("json")
+		enc.SetOmitEmpty(true)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		if err := msgpack.Unmarshal(buf.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	m := encode(&Message{ID: "M1", System: &SystemMessage{Type: "call_started", By: "U1"}})
+	sys, _ := m["system"].(map[string]any)
+	if v, ok := sys["finished_at"]; !ok || v != nil || sys["by"] != "U1" || sys["type"] != "call_started" {
+		t.Errorf("running call's system message = %v, want finished_at nil and by U1", sys)
+	}
+	if _, ok := encode(SystemMessage{Type: "user_joined", ID: "U1"})["finished_at"]; ok {
+		t.Error("user_joined carries finished_at")
+	}
+	at := TimeOf(time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC))
+	if encode(SystemMessage{Type: "call_started", By: "U1", FinishedAt: &at})["finished_at"] == nil {
+		t.Error("ended call lost finished_at")
 	}
 }

@@ -1,6 +1,10 @@
 package chat
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
 
 // Message flags, as bit values of Message.Flags. The contract names them
 // by the numbers 1, 2 and 3; the original server read those as bit
@@ -39,6 +43,23 @@ func (s SystemMessage) MarshalJSON() ([]byte, error) {
 		plain
 		FinishedAt *Time `json:"finished_at"`
 	}{plain: plain(s)})
+}
+
+// EncodeMsgpack writes a call_started message with finished_at nil while
+// the call goes on, as MarshalJSON does: the events encoder omits empty
+// fields, which would drop the key the reference always sends.
+func (s SystemMessage) EncodeMsgpack(enc *msgpack.Encoder) error {
+	type plain SystemMessage
+	if s.Type != "call_started" || s.FinishedAt != nil {
+		return enc.Encode(plain(s))
+	}
+	m := map[string]any{"type": s.Type, "finished_at": nil}
+	for k, v := range map[string]string{"content": s.Content, "id": string(s.ID), "by": string(s.By), "name": s.Name, "from": string(s.From), "to": string(s.To)} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return enc.Encode(m)
 }
 
 // MessageWebhook names the webhook that sent a message.
