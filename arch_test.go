@@ -2,6 +2,7 @@ package ermine_test
 
 import (
 	"encoding/json"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -231,5 +232,54 @@ func TestArchitectureDocument(t *testing.T) {
 		if !found {
 			t.Errorf("docs/architecture.md's layout table has no row for %s (nor for a package it sits under)", pkg)
 		}
+	}
+}
+
+// appForbidden are the standard packages internal/app may not import: an
+// HTTP client or server, mail, raw sockets and picture formats belong to
+// the packages of the outside parties (captcha, voice, push, embeds, mail,
+// avatar), which app calls through small interfaces.
+var appForbidden = []string{"net", "net/http", "net/smtp", "net/mail", "crypto/tls", "mime/multipart",
+	"image", "image/png", "image/jpeg", "image/gif", "image/color", "image/draw", "encoding/xml", "html", "html/template"}
+
+// TestAppHoldsDecisionsOnly checks internal/app (its non-test files)
+// declares no JSON-tagged wire type (wire types live in chat, outside
+// formats in their own packages) and imports no HTTP client or outside
+// format.
+func TestAppHoldsDecisionsOnly(t *testing.T) {
+	files, err := filepath.Glob("internal/app/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		checked++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); slices.Contains(appForbidden, p) {
+				t.Errorf("%s imports %s: outside protocols and formats get their own package (docs/architecture.md)", path, p)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			st, ok := n.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, field := range st.Fields.List {
+				if field.Tag != nil && strings.Contains(field.Tag.Value, "json:") {
+					t.Errorf("%s: a struct with JSON tags (%s); wire types live in internal/chat", path, field.Tag.Value)
+				}
+			}
+			return true
+		})
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d files of internal/app; the walk is broken", checked)
 	}
 }

@@ -84,7 +84,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, s.Counts)
+		return printJSON(stdout, s.InstanceCounts)
 	case "users":
 		if len(args) > 1 {
 			return need(1)
@@ -156,9 +156,9 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 			return fmt.Errorf("admin %s: %q is not a number", cmd, args[1])
 		}
 		v := uint32(n)
-		edit := app.AdminUserEdit{Badges: &v}
+		edit := chat.AdminUserEdit{Badges: &v}
 		if cmd == "flags" {
-			edit = app.AdminUserEdit{Flags: &v}
+			edit = chat.AdminUserEdit{Flags: &v}
 		}
 		if _, err := a.AdminEditUser(ctx, op, id, edit); err != nil {
 			return err
@@ -183,7 +183,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 			return err
 		}
 		yes := cmd == "grant-privileged"
-		if _, err := a.AdminEditUser(ctx, op, id, app.AdminUserEdit{Privileged: &yes}); err != nil {
+		if _, err := a.AdminEditUser(ctx, op, id, chat.AdminUserEdit{Privileged: &yes}); err != nil {
 			return err
 		}
 		return done("%s is privileged: %v", id, yes)
@@ -259,7 +259,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if fs.NArg() != 1 {
 			return fmt.Errorf("admin resolve: want a report id\n%s", adminUsage)
 		}
-		d := app.ReportResolution{Status: chat.ReportResolved, Note: *note, Action: *action}
+		d := chat.ReportResolution{Status: chat.ReportResolved, Note: *note, Action: *action}
 		if *reject {
 			d.Status = chat.ReportRejected
 		}
@@ -303,7 +303,7 @@ func orDash(s string) string {
 	return s
 }
 
-func state(u *app.AdminUser) string {
+func state(u *chat.AdminUser) string {
 	var s []string
 	if u.User.Privileged {
 		s = append(s, "privileged")

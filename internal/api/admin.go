@@ -88,7 +88,7 @@ func (a *API) adminEditUser(w http.ResponseWriter, r *http.Request, c *app.Calle
 	if err := a.app.AdminCheck(c); err != nil {
 		return err
 	}
-	d, err := decode[app.AdminUserEdit](w, r, a.limit)
+	d, err := decode[chat.AdminUserEdit](w, r, a.limit)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (a *API) adminResolveReport(w http.ResponseWriter, r *http.Request, c *app.
 	if err := a.app.AdminCheck(c); err != nil {
 		return err
 	}
-	d, err := decode[app.ReportResolution](w, r, a.limit)
+	d, err := decode[chat.ReportResolution](w, r, a.limit)
 	if err != nil {
 		return err
 	}

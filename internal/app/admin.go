@@ -33,34 +33,13 @@ func requireAdmin(c *Caller) error {
 	return nil
 }
 
-// AdminUser is a user with what only an operator sees of their account.
-type AdminUser struct {
-	User     *chat.User `json:"user"`
-	Email    string     `json:"email,omitempty"`
-	Verified bool       `json:"verified"`
-	Disabled bool       `json:"disabled"`
-	// DeleteAfter is set when the account's deletion is scheduled.
-	DeleteAfter *chat.Time `json:"delete_after,omitempty"`
-	Sessions    int        `json:"sessions"`
-	Online      bool       `json:"online"`
-}
-
-// AdminStats are the figures of the instance.
-type AdminStats struct {
-	store.Counts
-	// OnlineUsers is how many users have a connection to this node.
-	OnlineUsers int `json:"online_users"`
-	// Connections is how many event connections this node holds.
-	Connections int `json:"connections"`
-}
-
 // connectionCounter is what a presence tracker may tell about itself.
 type connectionCounter interface {
 	Counts() (users, connections int)
 }
 
 // AdminStats counts users, servers, messages and connections.
-func (a *App) AdminStats(ctx context.Context, c *Caller) (*AdminStats, error) {
+func (a *App) AdminStats(ctx context.Context, c *Caller) (*chat.AdminStats, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -68,7 +47,7 @@ func (a *App) AdminStats(ctx context.Context, c *Caller) (*AdminStats, error) {
 	if err != nil {
 		return nil, dbError("count objects", err)
 	}
-	s := &AdminStats{Counts: counts}
+	s := &chat.AdminStats{InstanceCounts: counts}
 	if cc, ok := a.online.(connectionCounter); ok {
 		s.OnlineUsers, s.Connections = cc.Counts()
 	}
@@ -77,7 +56,7 @@ func (a *App) AdminStats(ctx context.Context, c *Caller) (*AdminStats, error) {
 
 // AdminUsers lists users whose id is query or whose username contains
 // it, by id, after after.
-func (a *App) AdminUsers(ctx context.Context, c *Caller, query string, after chat.ID, limit int) ([]*AdminUser, error) {
+func (a *App) AdminUsers(ctx context.Context, c *Caller, query string, after chat.ID, limit int) ([]*chat.AdminUser, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -88,7 +67,7 @@ func (a *App) AdminUsers(ctx context.Context, c *Caller, query string, after cha
 	if err != nil {
 		return nil, dbError("search users", err)
 	}
-	out := make([]*AdminUser, 0, len(us))
+	out := make([]*chat.AdminUser, 0, len(us))
 	for _, u := range us {
 		au, err := a.adminUser(ctx, u)
 		if err != nil {
@@ -100,7 +79,7 @@ func (a *App) AdminUsers(ctx context.Context, c *Caller, query string, after cha
 }
 
 // AdminFetchUser returns one user with their account.
-func (a *App) AdminFetchUser(ctx context.Context, c *Caller, id chat.ID) (*AdminUser, error) {
+func (a *App) AdminFetchUser(ctx context.Context, c *Caller, id chat.ID) (*chat.AdminUser, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -121,10 +100,10 @@ func (a *App) resolveUser(ctx context.Context, ref string) (*chat.User, error) {
 	return u, dbError("fetch user", notFound(err))
 }
 
-func (a *App) adminUser(ctx context.Context, u *chat.User) (*AdminUser, error) {
+func (a *App) adminUser(ctx context.Context, u *chat.User) (*chat.AdminUser, error) {
 	view := *u
 	view.Relations, view.Relationship, view.Online = nil, chat.RelationNone, a.online.Online(u.ID)
-	au := &AdminUser{User: &view, Online: view.Online}
+	au := &chat.AdminUser{User: &view, Online: view.Online}
 	acc, err := a.store.FetchAccount(ctx, u.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound): // a bot
@@ -187,16 +166,9 @@ func (a *App) AdminSetDisabled(ctx context.Context, c *Caller, id chat.ID, disab
 	return nil
 }
 
-// AdminUserEdit changes what only the platform sets on a user.
-type AdminUserEdit struct {
-	Badges     *uint32 `json:"badges,omitempty"`
-	Flags      *uint32 `json:"flags,omitempty"`
-	Privileged *bool   `json:"privileged,omitempty"`
-}
-
 // AdminEditUser sets a user's badges, flags or privileged mark and tells
 // whoever sees the user.
-func (a *App) AdminEditUser(ctx context.Context, c *Caller, id chat.ID, d AdminUserEdit) (*AdminUser, error) {
+func (a *App) AdminEditUser(ctx context.Context, c *Caller, id chat.ID, d chat.AdminUserEdit) (*chat.AdminUser, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -472,17 +444,9 @@ const (
 	ActionDeleteUser    = "DeleteUser"    // wipe with the deletion flag
 )
 
-// ReportResolution closes a report.
-type ReportResolution struct {
-	// Status is Resolved (the default) or Rejected.
-	Status string `json:"status,omitempty"`
-	Note   string `json:"notes,omitempty"`
-	Action string `json:"action,omitempty"`
-}
-
 // AdminResolveReport closes an open report with a note, first acting on
 // the reported item as asked.
-func (a *App) AdminResolveReport(ctx context.Context, c *Caller, id chat.ID, d ReportResolution) (*chat.Report, error) {
+func (a *App) AdminResolveReport(ctx context.Context, c *Caller, id chat.ID, d chat.ReportResolution) (*chat.Report, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func TestOperatorCaller(t *testing.T) {
 		},
 		"AdminEditUser": func(c *Caller) error {
 			badges := uint32(1)
-			_, err := ta.AdminEditUser(ctx, c, target.ID(), AdminUserEdit{Badges: &badges})
+			_, err := ta.AdminEditUser(ctx, c, target.ID(), chat.AdminUserEdit{Badges: &badges})
 			return err
 		},
 		"AdminSetDisabled": func(c *Caller) error { return ta.AdminSetDisabled(ctx, c, target.ID(), false) },

@@ -19,22 +19,6 @@ import (
 // claimBatch is how many messages a claim reads and rewrites at a time.
 const claimBatch = 500
 
-// ClaimResult counts what AdminClaimUser moved to the real account.
-type ClaimResult struct {
-	Imported chat.ID `json:"imported"`
-	Real     chat.ID `json:"real"`
-	// Messages is how many messages changed author.
-	Messages int `json:"messages"`
-	// Reactions is how many reactions (one emoji on one message) changed user.
-	Reactions int `json:"reactions"`
-	// Mentions is how many messages mentioning the imported user now
-	// mention the real one.
-	Mentions int `json:"mentions"`
-	// Memberships is how many servers the real user joined in the
-	// imported user's place (servers they were already in count too).
-	Memberships int `json:"memberships"`
-}
-
 // AdminClaimUser hands an imported author (a user with
 // UserFlagImported, made by an import for someone who had no account)
 // to a real account: every message they wrote becomes the real user's,
@@ -44,7 +28,7 @@ type ClaimResult struct {
 // member), and the imported user, left with nothing, is marked deleted.
 // Both refs are ids or "name#discriminator". Claiming again finds
 // nothing more to move.
-func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRef string) (*ClaimResult, error) {
+func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRef string) (*chat.ClaimResult, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -64,7 +48,7 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 	case real.Flags&(chat.UserFlagDeleted|chat.UserFlagBanned|chat.UserFlagSpam) != 0:
 		return nil, chat.ErrFailedValidation(fmt.Sprintf("%s#%s is deleted or banned", real.Username, real.Discriminator))
 	}
-	res := &ClaimResult{Imported: imp.ID, Real: real.ID}
+	res := &chat.ClaimResult{Imported: imp.ID, Real: real.ID}
 	ms, err := a.store.FetchMemberships(ctx, imp.ID)
 	if err != nil {
 		return nil, dbError("fetch memberships", err)

@@ -77,52 +77,29 @@ func (a *App) RecordBackup(ctx context.Context, dest string) error {
 	return dbError("record backup", a.store.InsertAdminAction(ctx, e))
 }
 
-// Warning is something an operator must see on the overview.
-type Warning struct {
-	// Type is PushOff, MailOff, VoiceUnreachable, DiskUploadsShared or
-	// BackupStale.
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-// AdminOverview is the console's first page: the figures of the
-// instance, what it runs on and what needs the operator's attention.
-type AdminOverview struct {
-	AdminStats
-	Version    string    `json:"version"`
-	Started    chat.Time `json:"started"`
-	Uptime     int64     `json:"uptime_seconds"`
-	Store      string    `json:"store"`
-	Bus        string    `json:"bus"`
-	InviteOnly bool      `json:"invite_only"`
-	// LastBackup is when `ermine backup` last ran, if ever.
-	LastBackup *chat.Time `json:"last_backup,omitempty"`
-	Warnings   []Warning  `json:"warnings"`
-}
-
 // voicePinger is what a voice service may offer to check its nodes.
 type voicePinger interface {
 	Ping(ctx context.Context, node string) error
 }
 
 // AdminOverview gathers the figures and warnings of the instance.
-func (a *App) AdminOverview(ctx context.Context, c *Caller) (*AdminOverview, error) {
+func (a *App) AdminOverview(ctx context.Context, c *Caller) (*chat.AdminOverview, error) {
 	stats, err := a.AdminStats(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	now := a.now()
-	o := &AdminOverview{AdminStats: *stats, Version: a.instance.Version, Store: a.instance.Store, Bus: a.instance.Bus,
-		InviteOnly: a.inviteOnly, Warnings: []Warning{}}
+	o := &chat.AdminOverview{AdminStats: *stats, Version: a.instance.Version, Store: a.instance.Store, Bus: a.instance.Bus,
+		InviteOnly: a.inviteOnly, Warnings: []chat.AdminWarning{}}
 	if !a.instance.Started.IsZero() {
 		o.Started = chat.TimeOf(a.instance.Started)
 		o.Uptime = int64(now.Sub(a.instance.Started) / time.Second)
 	}
 	if a.pusher == nil {
-		o.Warnings = append(o.Warnings, Warning{"PushOff", "Push notifications are not configured ([push] vapid keys): people get no notifications while the client is closed."})
+		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "PushOff", Message: "Push notifications are not configured ([push] vapid keys): people get no notifications while the client is closed."})
 	}
 	if a.mailer == nil {
-		o.Warnings = append(o.Warnings, Warning{"MailOff", "Mail is not configured ([email]): addresses are not verified and nobody can reset a forgotten password by mail."})
+		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "MailOff", Message: "Mail is not configured ([email]): addresses are not verified and nobody can reset a forgotten password by mail."})
 	}
 	if a.voice != nil {
 		if p, ok := a.voice.(voicePinger); ok {
@@ -131,15 +108,13 @@ func (a *App) AdminOverview(ctx context.Context, c *Caller) (*AdminOverview, err
 				err := p.Ping(pctx, n.Name)
 				cancel()
 				if err != nil {
-					o.Warnings = append(o.Warnings, Warning{"VoiceUnreachable",
-						fmt.Sprintf("Voice is configured but its LiveKit node %q (%s) does not answer: %v", n.Name, n.URL, err)})
+					o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "VoiceUnreachable", Message: fmt.Sprintf("Voice is configured but its LiveKit node %q (%s) does not answer: %v", n.Name, n.URL, err)})
 				}
 			}
 		}
 	}
 	if a.instance.DiskUploads && a.instance.Bus != "" && a.instance.Bus != "inproc" {
-		o.Warnings = append(o.Warnings, Warning{"DiskUploadsShared",
-			"Uploads are kept on this node's disk while several nodes share the database (bus " + a.instance.Bus + "): files uploaded through one node are missing on the others. Use S3 storage."})
+		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "DiskUploadsShared", Message: "Uploads are kept on this node's disk while several nodes share the database (bus " + a.instance.Bus + "): files uploaded through one node are missing on the others. Use S3 storage."})
 	}
 	last, err := a.store.FetchAdminActions(ctx, store.AdminActionQuery{Target: backupTarget, Limit: 1})
 	if err != nil {
@@ -149,49 +124,22 @@ func (a *App) AdminOverview(ctx context.Context, c *Caller) (*AdminOverview, err
 		t := chat.TimeOf(last[0].ID.Time())
 		o.LastBackup = &t
 		if age := now.Sub(last[0].ID.Time()); age > backupStaleAfter {
-			o.Warnings = append(o.Warnings, Warning{"BackupStale",
-				fmt.Sprintf("The last backup is %d days old (ermine backup).", int(age/(24*time.Hour)))})
+			o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "BackupStale", Message: fmt.Sprintf("The last backup is %d days old (ermine backup).", int(age/(24*time.Hour)))})
 		}
 	}
 	return o, nil
 }
 
-// AdminSession is a session as the console shows it: never its token.
-type AdminSession struct {
-	ID       chat.ID    `json:"_id"`
-	Name     string     `json:"name"`
-	LastSeen *chat.Time `json:"last_seen,omitempty"`
-}
-
-// AdminServerRef names a server on a user's page.
-type AdminServerRef struct {
-	ID    chat.ID `json:"_id"`
-	Name  string  `json:"name"`
-	Owner bool    `json:"owner"`
-}
-
-// AdminUserPage is everything the console shows about one user.
-type AdminUserPage struct {
-	*AdminUser
-	MFA            bool                `json:"mfa"`
-	SessionList    []AdminSession      `json:"session_list"`
-	Servers        []AdminServerRef    `json:"servers"`
-	Bots           []*chat.User        `json:"bots"`
-	ReportsBy      []*chat.Report      `json:"reports_by"`
-	ReportsAgainst []*chat.Report      `json:"reports_against"`
-	Actions        []*chat.AdminAction `json:"actions"`
-}
-
 // AdminUserPage returns a user's page: profile, account state, sessions,
 // servers, bots, recent reports by and against them, and what operators
 // did to them.
-func (a *App) AdminUserPage(ctx context.Context, c *Caller, id chat.ID) (*AdminUserPage, error) {
+func (a *App) AdminUserPage(ctx context.Context, c *Caller, id chat.ID) (*chat.AdminUserPage, error) {
 	au, err := a.AdminFetchUser(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
 	id = au.User.ID
-	p := &AdminUserPage{AdminUser: au, SessionList: []AdminSession{}, Servers: []AdminServerRef{}, Bots: []*chat.User{}}
+	p := &chat.AdminUserPage{AdminUser: au, SessionList: []chat.AdminSession{}, Servers: []chat.AdminServerRef{}, Bots: []*chat.User{}}
 	acc, err := a.store.FetchAccount(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -205,7 +153,7 @@ func (a *App) AdminUserPage(ctx context.Context, c *Caller, id chat.ID) (*AdminU
 		return nil, dbError("fetch sessions", err)
 	}
 	for _, s := range sessions {
-		p.SessionList = append(p.SessionList, AdminSession{ID: s.ID, Name: s.Name, LastSeen: s.LastSeen})
+		p.SessionList = append(p.SessionList, chat.AdminSession{ID: s.ID, Name: s.Name, LastSeen: s.LastSeen})
 	}
 	ms, err := a.store.FetchMemberships(ctx, id)
 	if err != nil {
@@ -219,7 +167,7 @@ func (a *App) AdminUserPage(ctx context.Context, c *Caller, id chat.ID) (*AdminU
 		if err != nil {
 			return nil, dbError("fetch server", err)
 		}
-		p.Servers = append(p.Servers, AdminServerRef{ID: s.ID, Name: s.Name, Owner: s.Owner == id})
+		p.Servers = append(p.Servers, chat.AdminServerRef{ID: s.ID, Name: s.Name, Owner: s.Owner == id})
 	}
 	bots, err := a.store.FetchBotsByOwner(ctx, id)
 	if err != nil {
@@ -254,15 +202,9 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-// AdminServerItem is a server in the console's search.
-type AdminServerItem struct {
-	Server  *chat.Server `json:"server"`
-	Members int          `json:"members"`
-}
-
 // AdminServers lists servers whose id is query or whose name contains
 // it, by id, after after.
-func (a *App) AdminServers(ctx context.Context, c *Caller, query string, after chat.ID, limit int) ([]AdminServerItem, error) {
+func (a *App) AdminServers(ctx context.Context, c *Caller, query string, after chat.ID, limit int) ([]chat.AdminServerItem, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -273,30 +215,20 @@ func (a *App) AdminServers(ctx context.Context, c *Caller, query string, after c
 	if err != nil {
 		return nil, dbError("search servers", err)
 	}
-	out := make([]AdminServerItem, 0, len(ss))
+	out := make([]chat.AdminServerItem, 0, len(ss))
 	for _, s := range ss {
 		n, err := a.store.CountMembers(ctx, s.ID)
 		if err != nil {
 			return nil, dbError("count members", err)
 		}
-		out = append(out, AdminServerItem{Server: s, Members: n})
+		out = append(out, chat.AdminServerItem{Server: s, Members: n})
 	}
 	return out, nil
 }
 
-// AdminServerPage is everything the console shows about one server.
-type AdminServerPage struct {
-	Server   *chat.Server          `json:"server"`
-	Owner    *chat.User            `json:"owner,omitempty"`
-	Members  int                   `json:"members"`
-	Channels []*chat.Channel       `json:"channels"`
-	AuditLog []*chat.AuditLogEntry `json:"audit_log"`
-	Actions  []*chat.AdminAction   `json:"actions"`
-}
-
 // AdminServerPage returns a server with its owner, member count,
 // channels, recent audit log and what operators did to it.
-func (a *App) AdminServerPage(ctx context.Context, c *Caller, id chat.ID) (*AdminServerPage, error) {
+func (a *App) AdminServerPage(ctx context.Context, c *Caller, id chat.ID) (*chat.AdminServerPage, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -304,7 +236,7 @@ func (a *App) AdminServerPage(ctx context.Context, c *Caller, id chat.ID) (*Admi
 	if err != nil {
 		return nil, dbError("fetch server", notFound(err))
 	}
-	p := &AdminServerPage{Server: s}
+	p := &chat.AdminServerPage{Server: s}
 	owner, err := a.store.FetchUser(ctx, s.Owner)
 	switch {
 	case err == nil:
@@ -409,15 +341,8 @@ func (a *App) AdminRemoveMember(ctx context.Context, c *Caller, id, user chat.ID
 	return nil
 }
 
-// AdminInvites is the console's registration page.
-type AdminInvites struct {
-	// InviteOnly says registering needs a code ([accounts] invite_only).
-	InviteOnly bool                       `json:"invite_only"`
-	Invites    []*chat.RegistrationInvite `json:"invites"`
-}
-
 // AdminRegistrationInvites lists every registration invite code.
-func (a *App) AdminRegistrationInvites(ctx context.Context, c *Caller) (*AdminInvites, error) {
+func (a *App) AdminRegistrationInvites(ctx context.Context, c *Caller) (*chat.AdminInvites, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -425,7 +350,7 @@ func (a *App) AdminRegistrationInvites(ctx context.Context, c *Caller) (*AdminIn
 	if err != nil {
 		return nil, err
 	}
-	return &AdminInvites{InviteOnly: a.inviteOnly, Invites: orEmpty(invs)}, nil
+	return &chat.AdminInvites{InviteOnly: a.inviteOnly, Invites: orEmpty(invs)}, nil
 }
 
 // AdminDeleteRegistrationInvite revokes a registration invite code that

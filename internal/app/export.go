@@ -8,60 +8,12 @@ import (
 	"ermine/internal/store"
 )
 
-// UserExport is everything Ermine keeps about one user, for a data
-// export. Secrets that would let the reader act as the user (the
-// password hash, session and bot tokens, second factors, pending mail
-// tokens) are left out; that they exist is said instead.
-type UserExport struct {
-	ExportedAt    chat.Time               `json:"exported_at"`
-	Account       *ExportAccount          `json:"account,omitempty"`
-	User          *chat.UserDoc           `json:"user"`
-	Sessions      []ExportSession         `json:"sessions"`
-	Relationships []chat.Relationship     `json:"relationships"`
-	Memberships   []*chat.Member          `json:"memberships"`
-	Channels      []*chat.Channel         `json:"channels"`
-	Settings      map[string]chat.Setting `json:"settings"`
-	Bots          []ExportBot             `json:"bots"`
-	Reports       []*chat.Report          `json:"reports_filed"`
-	Messages      []*chat.Message         `json:"messages"`
-	Uploads       []*chat.FileRecord      `json:"uploads"`
-	Unreads       []*chat.ChannelUnread   `json:"unreads"`
-}
-
-// ExportAccount is an account without its secrets.
-type ExportAccount struct {
-	ID                 chat.ID    `json:"_id"`
-	Email              string     `json:"email"`
-	Verified           bool       `json:"verified"`
-	Disabled           bool       `json:"disabled"`
-	DeleteAfter        *chat.Time `json:"delete_after,omitempty"`
-	TOTPEnabled        bool       `json:"totp_enabled"`
-	RecoveryCodes      int        `json:"recovery_codes"`
-	PolicyAcknowledged *chat.Time `json:"policy_acknowledged,omitempty"`
-}
-
-// ExportSession is a session without its token.
-type ExportSession struct {
-	ID         chat.ID    `json:"_id"`
-	Name       string     `json:"name"`
-	LastSeen   *chat.Time `json:"last_seen,omitempty"`
-	Subscribed bool       `json:"push_subscribed"`
-}
-
-// ExportBot is an owned bot without its token.
-type ExportBot struct {
-	ID           chat.ID `json:"_id"`
-	Public       bool    `json:"public"`
-	Analytics    bool    `json:"analytics"`
-	Discoverable bool    `json:"discoverable"`
-}
-
 // exportPage is how many messages an export reads at a time.
 const exportPage = 1000
 
 // ExportUser gathers everything stored about a user (id or
 // "name#discriminator"), for the operator's `ermine admin export`.
-func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExport, error) {
+func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*chat.UserExport, error) {
 	if err := requireAdmin(c); err != nil {
 		return nil, err
 	}
@@ -71,14 +23,14 @@ func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExpor
 	}
 	id := u.ID
 	doc := u.Doc()
-	x := &UserExport{ExportedAt: chat.TimeOf(a.now()), User: &doc, Sessions: []ExportSession{}, Bots: []ExportBot{}}
+	x := &chat.UserExport{ExportedAt: chat.TimeOf(a.now()), User: &doc, Sessions: []chat.ExportSession{}, Bots: []chat.ExportBot{}}
 	acc, err := a.store.FetchAccount(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound): // a bot
 	case err != nil:
 		return nil, dbError("fetch account", err)
 	default:
-		x.Account = &ExportAccount{ID: acc.ID, Email: acc.Email, Verified: acc.Verified, Disabled: acc.Disabled,
+		x.Account = &chat.ExportAccount{ID: acc.ID, Email: acc.Email, Verified: acc.Verified, Disabled: acc.Disabled,
 			DeleteAfter: acc.DeleteAfter, TOTPEnabled: acc.MFA.TOTPSecret != "", RecoveryCodes: len(acc.MFA.RecoveryCodes),
 			PolicyAcknowledged: acc.PolicyAcknowledged}
 	}
@@ -87,7 +39,7 @@ func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExpor
 		return nil, dbError("fetch sessions", err)
 	}
 	for _, s := range sessions {
-		x.Sessions = append(x.Sessions, ExportSession{ID: s.ID, Name: s.Name, LastSeen: s.LastSeen, Subscribed: s.Subscription != nil})
+		x.Sessions = append(x.Sessions, chat.ExportSession{ID: s.ID, Name: s.Name, LastSeen: s.LastSeen, Subscribed: s.Subscription != nil})
 	}
 	if x.Relationships, err = a.store.FetchRelationships(ctx, id); err != nil {
 		return nil, dbError("fetch relationships", err)
@@ -106,7 +58,7 @@ func (a *App) ExportUser(ctx context.Context, c *Caller, ref string) (*UserExpor
 		return nil, dbError("fetch bots", err)
 	}
 	for _, b := range bots {
-		x.Bots = append(x.Bots, ExportBot{ID: b.ID, Public: b.Public, Analytics: b.Analytics, Discoverable: b.Discoverable})
+		x.Bots = append(x.Bots, chat.ExportBot{ID: b.ID, Public: b.Public, Analytics: b.Analytics, Discoverable: b.Discoverable})
 	}
 	if x.Reports, err = a.store.FetchReports(ctx, store.ReportQuery{Author: id, Limit: 1000}); err != nil {
 		return nil, dbError("fetch reports", err)

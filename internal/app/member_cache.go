@@ -90,15 +90,19 @@ func affectsMembers(typ string, j []byte) bool {
 	case chat.EvChannelStartTyping, chat.EvChannelStopTyping:
 		return false
 	case chat.EvUserUpdate:
-		var ev struct {
-			Data  map[string]json.RawMessage `json:"data"`
-			Clear []string                   `json:"clear"`
-		}
-		if json.Unmarshal(j, &ev) != nil {
+		// Only the keys are needed: decode the top level and data as raw
+		// values (chat.UserUpdateEvent would decode every value).
+		var ev map[string]json.RawMessage
+		var data map[string]json.RawMessage
+		var clear []string
+		if json.Unmarshal(j, &ev) != nil || json.Unmarshal(ev["data"], &data) != nil {
 			return true
 		}
-		_, online := ev.Data["online"]
-		return len(ev.Clear) > 0 || len(ev.Data) != 1 || !online
+		if c, ok := ev["clear"]; ok && json.Unmarshal(c, &clear) != nil {
+			return true
+		}
+		_, online := data["online"]
+		return len(clear) > 0 || len(data) != 1 || !online
 	}
 	return true
 }

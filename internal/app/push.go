@@ -26,22 +26,6 @@ type Pusher interface {
 	Unconfigured(endpoint string)
 }
 
-// PushNotification is the JSON a notification carries, the shape the
-// web client's service worker shows.
-type PushNotification struct {
-	Type      string `json:"type"` // "Message", "FriendRequest" or "Call"
-	Author    string `json:"author"`
-	Icon      string `json:"icon"`
-	Image     string `json:"image,omitempty"`
-	Body      string `json:"body"`
-	Tag       string `json:"tag"`
-	Timestamp int64  `json:"timestamp"`
-	URL       string `json:"url"`
-	// Channel and Message identify a message notification.
-	Channel chat.ID `json:"channel,omitempty"`
-	Message chat.ID `json:"message,omitempty"`
-}
-
 // pushBodyLength bounds the text of a notification; push services take
 // about 4 KiB of encrypted payload.
 const pushBodyLength = 500
@@ -118,7 +102,7 @@ func (a *App) setSubscription(ctx context.Context, session chat.ID, onlyEndpoint
 // notify sends n to each of users who has no connected session, on
 // every session subscription they have. It runs after the change was
 // stored and published; failures are logged.
-func (a *App) notify(ctx context.Context, users []chat.ID, n PushNotification, mobile *chat.MobilePush) {
+func (a *App) notify(ctx context.Context, users []chat.ID, n chat.PushNotification, mobile *chat.MobilePush) {
 	if a.pusher == nil || len(users) == 0 {
 		return
 	}
@@ -233,7 +217,7 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 			icon = fmt.Sprintf("%s/avatars/%s", a.filesURL, *from.webhook.Avatar)
 		}
 	}
-	n := PushNotification{Type: "Message", Author: author, Icon: icon, Body: body,
+	n := chat.PushNotification{Type: "Message", Author: author, Icon: icon, Body: body,
 		Tag: string(ch.ID), Timestamp: m.ID.Time().UnixMilli(), Channel: ch.ID, Message: m.ID}
 	if ch.Server != "" {
 		n.URL = fmt.Sprintf("%s/server/%s/channel/%s/%s", a.appURL, ch.Server, ch.ID, m.ID)
@@ -268,7 +252,7 @@ func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.
 	if from.DisplayName != nil && *from.DisplayName != "" {
 		name = *from.DisplayName
 	}
-	a.notify(ctx, []chat.ID{to}, PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
+	a.notify(ctx, []chat.ID{to}, chat.PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
 		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"},
 		&chat.MobilePush{Type: kind, UserID: from.ID, Username: name})
 }
@@ -291,7 +275,7 @@ func (a *App) notifyCall(ctx context.Context, ch *chat.Channel, initiator chat.I
 		}
 	}
 	now := a.now()
-	a.notify(ctx, to, PushNotification{Type: "Call", Author: pushName(from), Icon: a.pushIcon(from),
+	a.notify(ctx, to, chat.PushNotification{Type: "Call", Author: pushName(from), Icon: a.pushIcon(from),
 		Body: "is calling you", Tag: "call:" + string(ch.ID), Timestamp: now.UnixMilli(),
 		URL: fmt.Sprintf("%s/channel/%s", a.appURL, ch.ID), Channel: ch.ID},
 		&chat.MobilePush{Type: chat.PushDMCall, InitiatorID: initiator, ChannelID: ch.ID,

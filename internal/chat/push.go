@@ -50,3 +50,19 @@ type MobilePush struct {
 func IsMobilePush(endpoint string) bool {
 	return endpoint == PushEndpointFCM || endpoint == PushEndpointAPN
 }
+
+// PushNotification is the JSON a notification carries, the shape the
+// web client's service worker shows.
+type PushNotification struct {
+	Type      string `json:"type"` // "Message", "FriendRequest" or "Call"
+	Author    string `json:"author"`
+	Icon      string `json:"icon"`
+	Image     string `json:"image,omitempty"`
+	Body      string `json:"body"`
+	Tag       string `json:"tag"`
+	Timestamp int64  `json:"timestamp"`
+	URL       string `json:"url"`
+	// Channel and Message identify a message notification.
+	Channel ID `json:"channel,omitempty"`
+	Message ID `json:"message,omitempty"`
+}

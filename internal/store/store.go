@@ -546,16 +546,9 @@ type UserSearch struct {
 	Limit int // 1..1000
 }
 
-// Counts are the sizes of an instance.
-type Counts struct {
-	Accounts int `json:"accounts"`
-	Users    int `json:"users"`
-	Bots     int `json:"bots"`
-	Servers  int `json:"servers"`
-	Channels int `json:"channels"`
-	Messages int `json:"messages"`
-	Reports  int `json:"open_reports"`
-}
+// Counts are the figures of an instance (chat.InstanceCounts: the admin
+// API sends them as they are).
+type Counts = chat.InstanceCounts
 
 // RelayEvent is a frame kept for a running node to publish.
 type RelayEvent struct {
