@@ -240,6 +240,17 @@ func checkImported(t *testing.T, h *apitest.Harness, f *revolttest.Fixture) {
 		t.Errorf("webhook by token = %v", wh)
 	}
 
+	// Reports with their snapshots (alice is privileged) and the audit log.
+	reports := string(h.Get("/admin/reports", tok).Body)
+	for _, want := range []string{"it pinged me", "Rejected", `"_type":"Message"`, string(f.Reply)} {
+		if !strings.Contains(reports, want) {
+			t.Errorf("admin reports lack %s: %s", want, reports)
+		}
+	}
+	if audit := string(h.Get("/servers/"+string(f.Server)+"/audit_logs", tok).Body); !strings.Contains(audit, "BanCreate") {
+		t.Errorf("audit log = %s", audit)
+	}
+
 	// History, page by page, oldest first.
 	var got []string
 	after := ""
