@@ -73,8 +73,12 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 	}
 	done := func(msg string, kv ...any) error {
 		fmt.Fprintf(stdout, msg+"\n", kv...)
-		if ad.Relayed {
-			fmt.Fprintln(stdout, "(a running server on the in-process bus picks this up within a second)")
+		switch {
+		case ad.Relayed && !server.Serving(cfg.Data):
+			fmt.Fprintln(stdout, "(no server is running on this data directory, so no connected client is told now; "+
+				"the change is stored, and a server started later, or one on another machine sharing the database, passes it on)")
+		case ad.Relayed:
+			fmt.Fprintln(stdout, "(the running server passes this on to connected clients within a second)")
 		}
 		return nil
 	}

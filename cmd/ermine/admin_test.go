@@ -351,3 +351,49 @@ func TestAdminCommandOverNATS(t *testing.T) {
 		t.Errorf("relayed events over NATS = %v, %v", evs, err)
 	}
 }
+
+// TestAdminCommandRelayWhateverTheBus: a command run with the in-process
+// bus (it writes its events into the store) reaches clients of a node on
+// NATS, which takes them out and publishes them there; run with no node
+// serving, the command says plainly that no one is told now.
+func TestAdminCommandRelayWhateverTheBus(t *testing.T) {
+	opts := natstest.DefaultTestOptions
+	opts.Port = -1
+	srv := natstest.RunServer(&opts)
+	t.Cleanup(srv.Shutdown)
+	dir := t.TempDir()
+	h := apitest.Start(t, apitest.NoRateLimits, func(c *config.Config) {
+		c.Data = dir
+		c.Bus = config.Bus{Kind: config.BusNATS, URL: srv.ClientURL()}
+	})
+	bob := h.NewUser("Bob")
+	sock := h.Connect(bob.Token)
+	out, err := ermine(t, "--data", dir, "admin", "disable", string(bob.ID))
+	if err != nil {
+		t.Fatalf("admin disable: %v", err)
+	}
+	if !strings.Contains(out, "running server passes this on") {
+		t.Errorf("with a node serving the command said %q", out)
+	}
+	sock.Expect("Logout")
+
+	idle := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = idle
+	st, err := ermineserver.OpenStore(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol := &chat.User{ID: chat.NewID(), Username: "carol", Discriminator: "0001"}
+	if err := st.InsertUser(t.Context(), carol); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, err = ermine(t, "--data", idle, "admin", "badges", string(carol.ID), "1")
+	if err != nil {
+		t.Fatalf("admin disable: %v", err)
+	}
+	if !strings.Contains(out, "no server is running") {
+		t.Errorf("with no node serving the command said %q", out)
+	}
+}

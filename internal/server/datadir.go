@@ -97,6 +97,40 @@ func LockDataDir(dir string, exclusive bool) (release func() error, err error) {
 	return f.Close, nil // closing the file releases the lock
 }
 
+// Serving reports whether a server holds the data directory dir: one
+// that serves (and only that) holds a shared lock on servingName. It
+// sees servers on this machine only.
+func Serving(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, servingName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = flock(f, syscall.LOCK_UN)
+	return false
+}
+
+// servingName is the file a serving process holds a shared lock on, so
+// a command can tell whether a server runs (Serving).
+const servingName = "ermine.serving"
+
+// holdServing takes the shared lock on servingName for a serving
+// process.
+func holdServing(dir string) (func() error, error) {
+	f, err := os.OpenFile(filepath.Join(dir, servingName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, dataDirError(dir, err)
+	}
+	if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("data directory %s: lock: %w", dir, err)
+	}
+	return f.Close, nil
+}
+
 // flock retries an interrupted flock.
 func flock(f *os.File, how int) error {
 	for {

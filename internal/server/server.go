@@ -116,6 +116,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		return nil, err
 	}
 	s.closers = append(s.closers, release)
+	releaseServing, err := holdServing(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, releaseServing)
 	if s.store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -215,9 +220,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
-	if cfg.Bus.Kind != config.BusNATS && cfg.Bus.Kind != config.BusRedis {
-		s.startRelay(ctx)
-	}
+	// Whatever this node's bus, it takes the events an admin command
+	// left in the store: a command run with another bus setting than the
+	// nodes' still reaches them (published on this node's bus, so every
+	// node of a shared bus hears them once).
+	s.startRelay(ctx)
 	s.closers = append(s.closers, s.App.Close) // before the store and bus close
 	apiHandler := api.New(api.Options{
 		App: s.App, Limiter: limiter, Log: log, Registry: reg,

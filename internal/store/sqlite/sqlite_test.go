@@ -1,9 +1,12 @@
 package sqlite_test
 
 import (
+	"context"
+	"database/sql"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -144,5 +147,38 @@ func BenchmarkFetchSessionUser(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// TestIdleRelayReadsOnly: asking for relayed events when there are none
+// must not take the write lock (an idle node asks twice a second); here
+// another connection holds it, and the call still answers at once.
+func TestIdleRelayReadsOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ermine.db")
+	s, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), `ROLLBACK`) //nolint:errcheck // cleanup
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	evs, err := s.TakeRelayEvents(ctx, 10)
+	if err != nil || len(evs) != 0 || time.Since(start) > time.Second {
+		t.Fatalf("TakeRelayEvents with none kept = %v, %v after %s (waited for the write lock?)", evs, err, time.Since(start))
 	}
 }

@@ -65,14 +65,34 @@ func (s *DB) CountObjects(ctx context.Context) (store.Counts, error) {
 	return c, err
 }
 
-// InsertRelayEvent keeps a frame for a running node.
+// maxRelayEvents bounds relay_events: inserting beyond it drops the
+// oldest frames (no node has taken them; clients recover with a fresh
+// Ready when they connect).
+const maxRelayEvents = 10000
+
+// InsertRelayEvent keeps a frame for a running node, dropping the oldest
+// beyond maxRelayEvents.
 func (s *DB) InsertRelayEvent(ctx context.Context, topic string, frame []byte) error {
-	_, err := s.exec(ctx, `INSERT INTO relay_events (topic, frame) VALUES (?, ?)`, topic, frame)
-	return err
+	return s.within(ctx, func(tx *DB) error {
+		if _, err := tx.exec(ctx, `INSERT INTO relay_events (topic, frame) VALUES (?, ?)`, topic, frame); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, `DELETE FROM relay_events WHERE id <= (SELECT MAX(id) FROM relay_events) - ?`, maxRelayEvents)
+		return err
+	})
 }
 
-// TakeRelayEvents removes and returns the oldest kept frames.
+// TakeRelayEvents removes and returns the oldest kept frames. With none
+// kept it only reads: an idle node asking twice a second never takes the
+// database's write lock.
 func (s *DB) TakeRelayEvents(ctx context.Context, limit int) ([]store.RelayEvent, error) {
+	if s.tx == nil {
+		var n int
+		err := s.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM relay_events LIMIT 1) AS x`).Scan(&n)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+	}
 	var out []store.RelayEvent
 	err := s.within(ctx, func(tx *DB) error {
 		out = nil
