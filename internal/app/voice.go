@@ -258,13 +258,13 @@ func (a *App) VoiceWebhook(ctx context.Context, authorization string, body []byt
 	}
 	channel := chat.ID(ev.Room)
 	switch ev.Kind {
-	case "participant_joined":
+	case voice.ParticipantJoined:
 		return a.voiceJoined(ctx, ev, channel)
-	case "participant_left", "participant_connection_aborted":
+	case voice.ParticipantLeft, voice.ParticipantConnectionAborted:
 		return a.voiceLeft(ctx, channel, chat.ID(ev.User))
-	case "track_published", "track_unpublished", "track_muted", "track_unmuted":
+	case voice.TrackPublished, voice.TrackUnpublished, voice.TrackMuted, voice.TrackUnmuted:
 		return a.voiceTrack(ctx, ev, channel)
-	case "room_finished":
+	case voice.RoomFinished:
 		return a.voiceRoomFinished(ctx, channel)
 	}
 	return nil
@@ -508,7 +508,7 @@ func (a *App) voiceTrack(ctx context.Context, ev *voice.Event, channel chat.ID) 
 		// not using a client of ours.
 		return a.voice.RemoveParticipant(ctx, ev.Node, ev.Room, ev.User)
 	}
-	on := (ev.Kind == "track_published" || ev.Kind == "track_unmuted") && !(ev.Kind == "track_published" && ev.Track.Muted)
+	on := (ev.Kind == voice.TrackPublished || ev.Kind == voice.TrackUnmuted) && !(ev.Kind == voice.TrackPublished && ev.Track.Muted)
 	var (
 		field   string
 		changed bool
@@ -523,11 +523,11 @@ func (a *App) voiceTrack(ctx context.Context, ev *voice.Event, channel chat.ID) 
 		}
 		var f *bool
 		switch ev.Track.Source {
-		case "CAMERA":
+		case voice.SourceCamera:
 			field, f = "camera", &vp.State.Camera
-		case "MICROPHONE":
+		case voice.SourceMicrophone:
 			field, f = "is_publishing", &vp.State.IsPublishing
-		case "SCREEN_SHARE", "SCREEN_SHARE_AUDIO":
+		case voice.SourceScreenShare, voice.SourceScreenShareAudio:
 			field, f = "screensharing", &vp.State.Screensharing
 		default:
 			return nil

@@ -32,12 +32,32 @@ type Node struct {
 	APISecret string
 }
 
-// Sources a participant may publish, as LiveKit names them in grants.
+// Source is what a track carries. It has one spelling, LiveKit's in
+// grants; webhooks' enum names (MICROPHONE, ...) are read into it.
+type Source string
+
+// The sources of tracks.
 const (
-	SourceMicrophone       = "microphone"
-	SourceCamera           = "camera"
-	SourceScreenShare      = "screen_share"
-	SourceScreenShareAudio = "screen_share_audio"
+	SourceUnknown          Source = "unknown"
+	SourceMicrophone       Source = "microphone"
+	SourceCamera           Source = "camera"
+	SourceScreenShare      Source = "screen_share"
+	SourceScreenShareAudio Source = "screen_share_audio"
+)
+
+// EventKind is the kind of a LiveKit webhook event.
+type EventKind string
+
+// The webhook events Ermine acts on (LiveKit sends others, kept as they come).
+const (
+	ParticipantJoined            EventKind = "participant_joined"
+	ParticipantLeft              EventKind = "participant_left"
+	ParticipantConnectionAborted EventKind = "participant_connection_aborted"
+	TrackPublished               EventKind = "track_published"
+	TrackUnpublished             EventKind = "track_unpublished"
+	TrackMuted                   EventKind = "track_muted"
+	TrackUnmuted                 EventKind = "track_unmuted"
+	RoomFinished                 EventKind = "room_finished"
 )
 
 // Grants are what a participant may do in a room.
@@ -46,7 +66,7 @@ type Grants struct {
 	CanSubscribe bool
 	// Sources lists what may be published (microphone, camera ...); empty
 	// with CanPublish false means nothing.
-	Sources []string
+	Sources []Source
 }
 
 // Participant names the user behind a token.
@@ -155,9 +175,13 @@ func (l *LiveKit) Token(node, room string, p Participant, g Grants, ttl time.Dur
 // gets CanPublish false and one harmless entry.
 func sources(g Grants) []string {
 	if len(g.Sources) == 0 {
-		return []string{SourceMicrophone}
+		return []string{string(SourceMicrophone)}
 	}
-	return g.Sources
+	out := make([]string, len(g.Sources))
+	for i, s := range g.Sources {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // twirp posts a RoomService call to node.
@@ -261,7 +285,7 @@ func (l *LiveKit) UpdateParticipant(ctx context.Context, node, room, identity st
 // Event is a LiveKit webhook, reduced to what Ermine reads.
 type Event struct {
 	Node  string    // the node whose key signed it
-	Kind  string    // participant_joined, participant_left, track_published ...
+	Kind  EventKind // participant_joined, participant_left, track_published ...
 	ID    string    // LiveKit's event id
 	At    time.Time // when LiveKit created the event
 	Room  string    // the room name: a channel id
@@ -272,7 +296,7 @@ type Event struct {
 // Track describes the track of a track event.
 type Track struct {
 	Type   string // AUDIO, VIDEO or DATA
-	Source string // CAMERA, MICROPHONE, SCREEN_SHARE, SCREEN_SHARE_AUDIO or UNKNOWN
+	Source Source
 	Muted  bool
 }
 
@@ -351,20 +375,21 @@ func ParseEvent(body []byte) (*Event, error) {
 	if w.Event == "" {
 		return nil, errors.New("voice: webhook without an event")
 	}
-	ev := &Event{Kind: w.Event, ID: w.ID, At: time.Now()}
+	ev := &Event{Kind: EventKind(w.Event), ID: w.ID, At: time.Now()}
 	if secs, ok := int64Of(w.CreatedAt); ok && secs > 0 {
 		ev.At = time.Unix(secs, 0)
 	}
 	dec(w.Room, "name", "name", &ev.Room)
 	dec(w.Participant, "identity", "identity", &ev.User)
 	if w.Track != nil {
-		ev.Track = Track{Type: "AUDIO", Source: "UNKNOWN"}
+		ev.Track = Track{Type: "AUDIO", Source: SourceUnknown}
 		var typ, src json.RawMessage
 		dec(w.Track, "type", "type", &typ)
 		dec(w.Track, "source", "source", &src)
 		dec(w.Track, "muted", "muted", &ev.Track.Muted)
 		ev.Track.Type = enumName(typ, []string{"AUDIO", "VIDEO", "DATA"}, "AUDIO")
-		ev.Track.Source = enumName(src, []string{"UNKNOWN", "CAMERA", "MICROPHONE", "SCREEN_SHARE", "SCREEN_SHARE_AUDIO"}, "UNKNOWN")
+		// The enum names are the sources' spelling in upper case.
+		ev.Track.Source = Source(strings.ToLower(enumName(src, []string{"UNKNOWN", "CAMERA", "MICROPHONE", "SCREEN_SHARE", "SCREEN_SHARE_AUDIO"}, "UNKNOWN")))
 	}
 	return ev, nil
 }

@@ -37,7 +37,7 @@ func TestWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Event{Node: "us", Kind: "track_published", ID: "EV_1", At: time.Unix(1700000000, 0), Room: "ROOM", User: "USER",
-		Track: Track{Type: "VIDEO", Source: "SCREEN_SHARE", Muted: true}}
+		Track: Track{Type: "VIDEO", Source: SourceScreenShare, Muted: true}}
 	if *ev != want {
 		t.Errorf("event = %+v, want %+v", *ev, want)
 	}
@@ -69,12 +69,12 @@ func TestParseEventForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Track.Type != "VIDEO" || ev.Track.Source != "CAMERA" || ev.At.Unix() != 12 {
+	if ev.Track.Type != "VIDEO" || ev.Track.Source != SourceCamera || ev.At.Unix() != 12 {
 		t.Errorf("event = %+v", ev)
 	}
 	// Defaults are omitted: an audio track of unknown source.
 	ev, _ = ParseEvent([]byte(`{"event":"track_published","track":{}}`))
-	if ev.Track.Type != "AUDIO" || ev.Track.Source != "UNKNOWN" {
+	if ev.Track.Type != "AUDIO" || ev.Track.Source != SourceUnknown {
 		t.Errorf("defaults = %+v", ev.Track)
 	}
 }
