@@ -107,3 +107,58 @@ func TestSystemdUnit(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// TestSystemdUnitAccess checks what the unit and its instructions give
+// the service: with a user systemd makes (DynamicUser), the service can
+// read nothing root keeps in /etc/ermine, and systemd does not change an
+// existing directory's owner, so the configuration must reach it as a
+// credential (LoadCredential, read by systemd as root) and be read from
+// the credentials directory; its state directory must be the one
+// StateDirectory gives it. (No systemd runs here to start the unit.)
+func TestSystemdUnitAccess(t *testing.T) {
+	unit, err := os.ReadFile("deploy/systemd/ermine.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string][]string{}
+	for _, line := range strings.Split(string(unit), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			settings[k] = append(settings[k], v)
+		}
+	}
+	cmdline := strings.Fields(strings.Join(settings["ExecStart"], " "))
+	arg := func(flag string) string {
+		for i, a := range cmdline {
+			if a == flag && i+1 < len(cmdline) {
+				return cmdline[i+1]
+			}
+		}
+		return ""
+	}
+	if strings.Join(settings["DynamicUser"], "") == "yes" {
+		config := arg("--config")
+		cred := ""
+		for _, c := range settings["LoadCredential"] {
+			if name, src, ok := strings.Cut(c, ":"); ok && "%d/"+name == config {
+				cred = src
+			}
+		}
+		if cred == "" {
+			t.Errorf("a dynamic user cannot read --config %s: the unit must pass it as a credential (LoadCredential) and read %%d/NAME", config)
+		}
+	}
+	if data, state := arg("--data"), settings["StateDirectory"]; len(state) != 1 || data != "/var/lib/"+state[0] {
+		t.Errorf("--data %s is not the StateDirectory %v systemd gives the service to write", data, state)
+	}
+	// The instructions keep the configuration root's, and the unit's
+	// credential is what they install.
+	readme, err := os.ReadFile("deploy/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"install -d -m 0700 /etc/ermine", "install -m 0600", "LoadCredential=ermine.toml:/etc/ermine/ermine.toml"} {
+		if !strings.Contains(string(readme), want) && !strings.Contains(string(unit), want) {
+			t.Errorf("the instructions lack %q", want)
+		}
+	}
+}
