@@ -173,7 +173,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
 		WebhooksOff: !cfg.Webhooks.Enabled,
 		Presence:    state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes,
-		Instance: app.Instance{Version: Version, Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
+		Instance: app.Instance{Version: ReleaseVersion(), Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
 			DiskUploads: cfg.Files.Backend != config.FilesS3}}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
