@@ -227,6 +227,9 @@ func runScript(t *testing.T, bin, url, script, done string, env ...string) {
 	if shot := os.Getenv("ERMINE_E2E_README_SHOT"); shot != "" {
 		cmd.Env = append(cmd.Env, "README_SHOT="+shot)
 	}
+	if shot := os.Getenv("ERMINE_E2E_SETTINGS_SHOT"); shot != "" {
+		cmd.Env = append(cmd.Env, "SETTINGS_SHOT="+shot)
+	}
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s (%s):\n%s", script, time.Since(start).Round(time.Millisecond), out)

@@ -263,6 +263,18 @@ try {
   await a.waitForFunction(() => document.title === "Ermine");
   await click(a, "link", "e2e-room", { exact: true });
 
+  step("search: across the server from another channel, a result opens its channel at the message");
+  await click(a, "button", "Search", { exact: true });
+  const search = control(a, "complementary", "Search");
+  await fill(search, "Search messages", "general", "searchbox");
+  await select(search, "Search in", "server");
+  await click(search, "button", "Search", { exact: true });
+  await click(control(search, "list", "Search results"), "button", /over in general/);
+  await a.getByRole("heading", { name: "# General" }).waitFor();
+  await a.locator(".message.highlight", { hasText: "over in general" }).waitFor();
+  await click(a, "button", "Close search");
+  await click(a, "link", "e2e-room", { exact: true });
+
   step("mention with autocomplete, reply, edit, delete");
   await seen(box, "the message box");
   await box.fill("hi @" + bob.slice(0, 5));
@@ -291,6 +303,29 @@ try {
   await click(edited, "button", "Delete");
   await b.locator(".message", { hasText: "hello, edited" }).waitFor({ state: "detached" });
 
+  step("drafts stay with their channel; ↑ in an empty box edits the last message; a dropped file is sent");
+  await (await seen(composer(a), "the message box")).fill("an unsent draft");
+  await click(a, "link", /^General/);
+  await a.getByRole("heading", { name: "# General" }).waitFor();
+  if ((await composer(a).inputValue()) !== "") throw new Error("a draft followed to another channel");
+  await click(a, "link", "e2e-room", { exact: true });
+  await a.waitForFunction(() => document.querySelector('textarea[name="message"]')?.value === "an unsent draft");
+  await composer(a).fill("");
+  await composer(a).press("ArrowUp");
+  const lastEdit = control(a, "textbox", "Edit message");
+  await seen(lastEdit, "the edit box opened with ↑");
+  if (!(await lastEdit.inputValue()).startsWith("a reply")) throw new Error(`↑ edits ${await lastEdit.inputValue()}`);
+  await lastEdit.press("Escape");
+  const dropped = await a.evaluateHandle(() => {
+    const d = new DataTransfer();
+    d.items.add(new File(["dropped bytes"], "dropped.txt", { type: "text/plain" }));
+    return d;
+  });
+  await composer(a).dispatchEvent("drop", { dataTransfer: dropped });
+  await a.locator(".chip", { hasText: "dropped.txt" }).waitFor();
+  await say(a, "a dropped file");
+  await control(b.locator(".message", { hasText: "a dropped file" }), "link", /dropped\.txt/).waitFor();
+
   step("typing: one person types, the other sees it");
   await (await seen(composer(b), "bob's message box")).pressSequentially("typing something");
   await a.locator(".typing", { hasText: `${bob} is typing` }).waitFor();
@@ -311,6 +346,11 @@ try {
   await img.waitFor();
   await a.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
   await b.locator(".message", { hasText: "a picture" }).locator("img.attachment").waitFor();
+  await click(a, "link", "View gradient.png");
+  const viewer = control(a, "dialog", "Image gradient.png");
+  await seen(viewer.getByRole("img", { name: "gradient.png" }), "the image in the viewer");
+  await a.keyboard.press("Escape");
+  await viewer.waitFor({ state: "detached" });
 
   if (process.env.README_SHOT) {
     await a.mouse.move(0, 0);
@@ -342,6 +382,21 @@ try {
     ([sid]) => [...window.state.client.servers.get(sid).roles.values()].some((r) => r.name === "Mods" && Number(r.permissions.a) === 8388608),
     [serverId],
   );
+  await fill(a, "Colour (a CSS colour or gradient)", "linear-gradient(90deg, #ff0000, #0000ff)");
+  await click(a, "button", "Save colour");
+  await a.waitForFunction((sid) => [...window.state.client.servers.get(sid).roles.values()].some((r) => r.name === "Mods" && r.colour?.startsWith("linear-gradient")), serverId);
+  await fill(a, "New role name", "Helpers");
+  await click(a, "button", "Create role");
+  const roleOrder = control(a, "region", "Role order");
+  const roleNames = () => a.evaluate((sid) => window.state.client.servers.get(sid).orderedRoles.map((r) => r.name).join(","), serverId);
+  await a.waitForFunction((sid) => window.state.client.servers.get(sid).orderedRoles.length === 2, serverId);
+  const before = await roleNames();
+  const [top, bottom] = before.split(",");
+  await seen(control(roleOrder, "listitem", bottom), `the ${bottom} role`);
+  await control(roleOrder, "listitem", bottom).dragTo(await seen(control(roleOrder, "listitem", top), `the ${top} role`));
+  await a.waitForFunction(([sid, want]) => window.state.client.servers.get(sid).orderedRoles.map((r) => r.name).join(",") === want, [serverId, `${bottom},${top}`]);
+  await click(roleOrder, "button", `Move ${bottom} down`);
+  await a.waitForFunction(([sid, want]) => window.state.client.servers.get(sid).orderedRoles.map((r) => r.name).join(",") === want, [serverId, before]);
   await click(a, "link", "Channels", { exact: true });
   await select(a, "Channel", { label: "#e2e-room" }, { exact: true });
   await select(a, "SendMessage", "deny");
@@ -461,6 +516,11 @@ try {
   await say(b, "hello group");
   await click(a, "link", /^Pair/);
   await a.locator(".message .content", { hasText: "hello group" }).waitFor();
+  if (!(await control(a, "button", "Add people").isDisabled())) throw new Error("Add people offers friends who are all in the group");
+  a.once("dialog", (d) => d.accept());
+  await click(a, "button", "Leave group");
+  await a.getByRole("link", { name: /^Pair/ }).waitFor({ state: "detached" });
+  await b.locator(".message .content", { hasText: "left" }).waitFor();
   await a.goto(`${BASE}/app/server/${serverId}/channel/${channelId}`);
 
   step("phone width: the channel list opens from the menu button");
@@ -488,25 +548,92 @@ try {
   await b.locator(`.rail a[href="/app/server/${serverId}"] img[src*="/icons/"]`).waitFor();
   await a.goto(`${BASE}/app/settings/profile`);
 
-  step("two-factor login: TOTP turned on through the API, then log out and log in with a code");
-  const aliceToken = (await a.evaluate(() => JSON.parse(localStorage.getItem("ermine:session")))).token;
-  const ticket = await api("PUT", "/auth/mfa/ticket", { password: "a long enough password 1" }, aliceToken);
-  const { secret } = await api("POST", "/auth/mfa/totp", undefined, aliceToken, { "x-mfa-ticket": ticket.token });
-  // Enable with this step's code (a rate-limit wait of up to 10 s keeps
-  // it within the accepted window); log in with the next step's, since
-  // each code works once.
-  await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret) }, aliceToken);
+  step("account security: password and username changed; two-factor set up from its QR code and secret; recovery codes");
   await a.setViewportSize({ width: 1280, height: 800 });
-  await a.goto(`${BASE}/app/settings/profile`);
+  await a.goto(`${BASE}/app/settings/security`);
+  const changePassword = control(a, "form", "Change password");
+  await fill(changePassword, "Current password", "a long enough password 1", "password");
+  await fill(changePassword, "New password", "a new long password 2", "password");
+  await click(changePassword, "button", "Change password");
+  await a.getByText("Password changed").waitFor({ timeout: 30_000 });
+  await fill(a, /^New username/, `alice2_${run}`);
+  await fill(a, "Password for the username change", "a new long password 2", "password");
+  await click(a, "button", "Change username");
+  await b.locator(".members .member", { hasText: "Alice E2E" }).waitFor();
+  await a.getByText(`now alice2_${run}#`).waitFor({ timeout: 30_000 });
+  await click(a, "button", "Set up two-factor authentication");
+  const confirmDialog = control(a, "dialog", "Confirm it is you");
+  await fill(confirmDialog, "Current password", "a new long password 2", "password");
+  await click(confirmDialog, "button", "Confirm");
+  await seen(control(a, "img", "QR code of the two-factor secret"), "the QR code");
+  const secret = (await a.getByLabel("Two-factor secret", { exact: true }).textContent()).trim();
+  await fill(a, "Code from the app", totp(secret));
+  await click(a, "button", "Turn on two-factor authentication");
+  // Each code works once: the ticket for the recovery codes takes the next step's.
+  await fill(confirmDialog, "Code", totp(secret, Date.now() + 30_000));
+  await click(confirmDialog, "button", "Confirm");
+  const recovery = control(a, "region", "Recovery codes");
+  await seen(recovery, "the recovery codes");
+  if (process.env.SETTINGS_SHOT) {
+    await a.mouse.move(0, 0);
+    await a.screenshot({ path: process.env.SETTINGS_SHOT });
+    step(`settings screenshot written to ${process.env.SETTINGS_SHOT}`);
+  }
+  const codes = (await recovery.locator("code").allTextContents()).map((c) => c.trim());
+  if (codes.length < 8) throw new Error(`recovery codes: ${codes}`);
+
+  step("two-factor login with a recovery code");
+  await click(a, "link", "Profile", { exact: true });
   await click(a, "button", "Log out");
   await a.getByRole("heading", { name: "Log in to Ermine" }).waitFor();
   await fill(a, "Email", `${alice}@ermine.test`);
-  await fill(a, "Password", "a long enough password 1", "password");
+  await fill(a, "Password", "a new long password 2", "password");
   await click(a, "button", "Log in");
   await a.getByText("Two-factor authentication is on").waitFor({ timeout: 30_000 });
-  await fill(a, /authenticator app/, totp(secret, Date.now() + 30_000));
+  await fill(a, /authenticator app/, codes[0]);
   await click(a, "button", "Log in");
   await a.getByRole("heading", { name: "Settings", exact: true }).waitFor({ timeout: 30_000 });
+
+  step("server settings: members (search, a role, a timeout), invites (revoke), bans (ban, unban)");
+  await a.goto(`${BASE}/app/server/${serverId}/settings/members`);
+  await fill(a, "Search members", bob.slice(0, 8), "searchbox");
+  const bobRow = control(control(a, "list", "Members"), "listitem", bob);
+  await check(bobRow, `Mods role for ${bob}`);
+  const mods = await a.evaluate((sid) => [...window.state.client.servers.get(sid).roles.values()].find((r) => r.name === "Mods").id, serverId);
+  for (let i = 0; ; i++) {
+    const member = await api("GET", `/servers/${serverId}/members/${bobSession.user_id}`, undefined, bobSession.token);
+    if (member.roles?.includes(mods)) break;
+    if (i > 50) throw new Error(`bob's roles: ${JSON.stringify(member.roles)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await select(bobRow, `Timeout length for ${bob}`, "3600000");
+  await click(bobRow, "button", "Time out");
+  await bobRow.getByText("timed out until").waitFor();
+  await b.getByRole("textbox", { name: /^Message / }).and(b.locator("[disabled]")).waitFor();
+  await click(bobRow, "button", "End timeout");
+  await control(bobRow, "button", "Time out").waitFor();
+  await click(a, "link", "Invites", { exact: true });
+  const code = link.split("/invite/")[1];
+  await click(control(control(a, "list", "Invites"), "listitem", code), "button", "Revoke");
+  await a.getByText("No invites.").waitFor();
+  if ((await fetch(`${BASE}/invites/${code}`)).status !== 404) throw new Error("a revoked invite still answers");
+  await click(a, "link", "Members", { exact: true });
+  a.once("dialog", (d) => d.accept("testing bans"));
+  await click(bobRow, "button", "Ban");
+  await b.getByRole("link", { name: /^E2E Server/ }).waitFor({ state: "detached" });
+  await click(a, "link", "Bans", { exact: true });
+  const banRow = control(control(a, "list", "Bans"), "listitem", new RegExp(bob));
+  await banRow.getByText("testing bans").waitFor();
+  await click(banRow, "button", "Unban");
+  await a.getByText("Nobody is banned.").waitFor();
+
+  step("bob disables his account from the settings; he is logged out");
+  await b.goto(`${BASE}/app/settings/security`);
+  await click(b, "button", "Disable account");
+  const bobConfirm = control(b, "dialog", "Confirm it is you");
+  await fill(bobConfirm, "Current password", "a long enough password 1", "password");
+  await click(bobConfirm, "button", "Confirm");
+  await b.getByRole("heading", { name: "Log in to Ermine" }).waitFor();
 
   if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);
   step("passed");

@@ -4,7 +4,7 @@
 
 import { createSignal, type Accessor } from "solid-js";
 import { API, type RevoltConfig } from "stoat-api";
-import { Client, type Channel, type Message } from "stoat.js";
+import { Client, ServerRole, type Channel, type Message } from "stoat.js";
 import { PluginManager, localStore } from "../plugins/manager";
 import { retrying } from "../lib/errors";
 import { Rest, type RootConfig, type SavedSession } from "../lib/api";
@@ -58,6 +58,9 @@ export class AppState {
   #actions = createSignal<MessageAction[]>([]);
   #commands = createSignal<SlashCommand[]>([]);
   #notices = createSignal<Notice[]>([]);
+  #editing = createSignal<string | undefined>(undefined, { equals: false });
+  /** Unsent message text per channel id. */
+  readonly drafts = new Map<string, string>();
   #jump = createSignal<{ channel: string; id: string } | undefined>(undefined, { equals: false });
   #noticeSeq = 0;
 
@@ -109,6 +112,14 @@ export class AppState {
   get jumpTarget() {
     return this.#jump[0]();
   }
+  /** The message put in edit mode from the message box (↑). */
+  get editing() {
+    return this.#editing[0]();
+  }
+  editMessage(id: string | undefined) {
+    this.#editing[1](id);
+  }
+
   /** Opens a channel at a message: the history loads around it and marks it. */
   jump(channel: string, id: string) {
     this.#jump[1]({ channel, id });
@@ -190,6 +201,12 @@ export class AppState {
     client.on("logout", () => this.forget());
     // Without a listener the emitter throws on an error event.
     client.on("error", (err) => console.warn("events connection:", err));
+    // The client library has no handler for a new role order: apply it here.
+    client.events.on("event", (e) => {
+      // Not in the library's event union: read the two fields it carries.
+      const raw: { type: string; id?: unknown; ranks?: unknown } = e;
+      if (raw.type === "ServerRoleRanksUpdate" && typeof raw.id === "string" && Array.isArray(raw.ranks)) applyRanks(client, raw.id, raw.ranks.map(String));
+    });
     client.connect();
     this.#client[1](client);
     this.#stopNotifications?.();
@@ -235,6 +252,19 @@ function patchRateLimits(onWait: (ms: number) => void) {
   proto.req = function (this: unknown, ...args: unknown[]) {
     return retrying(() => original.apply(this, args), onWait);
   };
+}
+
+/** Gives a server's roles the ranks of a ServerRoleRanksUpdate (the order of ranks). */
+function applyRanks(client: Client, serverId: string, ranks: string[]) {
+  const server = client.servers.get(serverId);
+  if (!server) return;
+  ranks.forEach((id, rank) => {
+    const role = server.roles.get(id);
+    if (role) {
+      const permissions = { a: Number(role.permissions.a), d: Number(role.permissions.d) };
+      server.roles.set(id, new ServerRole(client, serverId, id, { name: role.name, colour: role.colour, hoist: role.hoist, permissions, rank }));
+    }
+  });
 }
 
 /** Stops a client for good: no reconnecting; its error listener stays. */

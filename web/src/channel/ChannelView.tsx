@@ -9,10 +9,14 @@ import { Composer } from "../composer/Composer";
 import { History } from "./History";
 import { Typing } from "./Typing";
 import { MuteButton } from "../ui/MuteButton";
+import { Icon } from "../ui/Icon";
+import { SearchPanel } from "./SearchPanel";
+import { GroupControls } from "./GroupControls";
 
 export function ChannelView(props: { state: AppState; channel: Channel }) {
   const [replyTo, setReplyTo] = createSignal<Message[]>([]);
   const [invite, setInvite] = createSignal<string>();
+  const [searching, setSearching] = createSignal(false);
   const client = () => props.state.client!;
   const createInvite = async () => {
     try {
@@ -38,7 +42,13 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
         <Show when={voice()}>
           <VoiceButton state={props.state} channel={props.channel} />
         </Show>
+        <button class="small" aria-label="Search" aria-expanded={searching()} title="Search" onClick={() => setSearching(!searching())}>
+          <Icon name="search" size={18} />
+        </button>
         <MuteButton state={props.state} kind="channel" id={props.channel.id} name={props.channel.type === "DirectMessage" ? `@${props.channel.recipient?.displayName ?? ""}` : `#${props.channel.name ?? ""}`} />
+        <Show when={props.channel.type === "Group"}>
+          <GroupControls state={props.state} channel={props.channel} />
+        </Show>
         <Show when={props.channel.type === "TextChannel" || props.channel.type === "Group"}>
           <Show when={props.channel.havePermission("InviteOthers")}>
             <button onClick={createInvite}>Invite</button>
@@ -54,6 +64,9 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
             ×
           </button>
         </div>
+      </Show>
+      <Show when={searching()}>
+        <SearchPanel state={props.state} channel={props.channel} onClose={() => setSearching(false)} />
       </Show>
       <History state={props.state} channel={props.channel} onReply={(m) => setReplyTo((r) => (r.includes(m) ? r : [...r, m].slice(-5)))} />
       <Typing channel={props.channel} me={client().user!.id} />

@@ -18,12 +18,17 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
   const atBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
   const toBottom = () => queueMicrotask(() => (scroller.scrollTop = scroller.scrollHeight));
 
+  // Each reset of the list (the present, a jump) starts a generation; a
+  // page that arrives for an older one is dropped.
+  let generation = 0;
   const loadOlder = async () => {
     if (loading() || !more()) return;
     setLoading(true);
+    const gen = generation;
     try {
       const before = ids()[0];
       const { messages } = await props.channel.fetchMessagesWithUsers({ limit: PAGE, ...(before ? { before } : {}) });
+      if (gen !== generation) return;
       const older = messages.map((m) => m.id).reverse();
       const height = scroller.scrollHeight;
       setIds((cur) => [...older.filter((id) => !cur.includes(id)), ...cur]);
@@ -41,6 +46,8 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
   // are not appended until the person goes back to the present.
   const [detached, setDetached] = createSignal(false);
   const present = () => {
+    generation++;
+    setLoading(false);
     setIds([]);
     setMore(true);
     setDetached(false);
@@ -59,7 +66,10 @@ export function History(props: { state: AppState; channel: Channel; onReply: (m:
   const jumpTo = async (id: string) => {
     if (!ids().includes(id)) {
       try {
+        const gen = ++generation;
         const { messages } = await props.channel.fetchMessagesWithUsers({ nearby: id, limit: PAGE });
+        if (gen !== generation) return;
+        setLoading(false);
         setIds(messages.map((m) => m.id).sort());
         setMore(true);
         setDetached(true);

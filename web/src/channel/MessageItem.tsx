@@ -1,7 +1,7 @@
 // One message: author, content, attachments, embeds, reactions and
 // its actions.
 
-import { createSignal, For, type JSX, onMount, Show } from "solid-js";
+import { createEffect, createSignal, For, type JSX, onMount, Show } from "solid-js";
 import type { Message } from "stoat.js";
 import type { AppState } from "../app/state";
 import { href, link } from "../app/router";
@@ -18,6 +18,12 @@ export function MessageItem(props: { state: AppState; message: Message; grouped:
   const client = () => props.state.client!;
   const mine = () => m().authorId === client().user?.id;
   const [editing, setEditing] = createSignal(false);
+  createEffect(() => {
+    if (props.state.editing === m().id) {
+      setEditing(true);
+      props.state.editMessage(undefined);
+    }
+  });
   const [picker, setPicker] = createSignal(false);
   const canDelete = () => mine() || !!m().channel?.havePermission("ManageMessages");
   const canReact = () => !!m().channel?.havePermission("React");
@@ -232,6 +238,7 @@ function EditBox(props: { initial: string; onSave: (text: string) => void; onCan
 function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }) {
   const f = () => props.file;
   const meta = () => f().metadata as { type: string; width?: number; height?: number };
+  const [viewing, setViewing] = createSignal(false);
   return (
     <Show
       when={meta()?.type === "Image"}
@@ -248,7 +255,18 @@ function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }
         </Show>
       }
     >
-      <a href={f().originalUrl} target="_blank" rel="noopener" class="image-link">
+      <a
+        href={f().originalUrl}
+        target="_blank"
+        rel="noopener"
+        class="image-link"
+        aria-label={`View ${f().filename}`}
+        onClick={(e) => {
+          if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+          e.preventDefault();
+          setViewing(true);
+        }}
+      >
         <img
           class="attachment"
           src={f().previewUrl}
@@ -259,6 +277,31 @@ function Attachment(props: { file: NonNullable<Message["attachments"]>[number] }
           style={{ "aspect-ratio": meta().width && meta().height ? `${meta().width} / ${meta().height}` : undefined }}
         />
       </a>
+      <Show when={viewing()}>
+        <ImageViewer url={f().originalUrl ?? f().previewUrl ?? ""} name={f().filename ?? "image"} onClose={() => setViewing(false)} />
+      </Show>
     </Show>
+  );
+}
+
+/** An image at full size over the page; Escape, the close button or a click beside it closes it. */
+function ImageViewer(props: { url: string; name: string; onClose: () => void }) {
+  let close!: HTMLButtonElement;
+  onMount(() => close.focus());
+  return (
+    <div class="backdrop viewer" onClick={(e) => e.target === e.currentTarget && props.onClose()} onKeyDown={(e) => e.key === "Escape" && props.onClose()}>
+      <div class="viewer-box" role="dialog" aria-modal="true" aria-label={`Image ${props.name}`}>
+        <img src={props.url} alt={props.name} />
+        <div class="row">
+          <a href={props.url} target="_blank" rel="noopener" download={props.name}>
+            Open original
+          </a>
+          <span class="spacer" />
+          <button ref={close} onClick={() => props.onClose()}>
+            Close
+          </button>
+        </div>
+      </div>
+    </div>
   );
 }

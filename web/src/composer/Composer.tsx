@@ -13,12 +13,34 @@ import { FilePicker } from "../ui/FilePicker";
 export function Composer(props: { state: AppState; channel: Channel; replies: Message[]; clearReplies: () => void; dropReply: (m: Message) => void }) {
   const client = () => props.state.client!;
   const [text, setText] = createSignal("");
+  const [progress, setProgress] = createSignal("");
   const [files, setFiles] = createSignal<File[]>([]);
   const [busy, setBusy] = createSignal(false);
   const [suggest, setSuggest] = createSignal(0);
   let area!: HTMLTextAreaElement;
 
-  createEffect(on(() => props.channel.id, () => queueMicrotask(() => area?.focus())));
+  // Drafts are kept per channel (in this tab) while the person is elsewhere.
+  createEffect(
+    on(
+      () => props.channel.id,
+      (id, prev) => {
+        if (prev) props.state.drafts.set(prev, text());
+        setText(props.state.drafts.get(id) ?? "");
+        queueMicrotask(() => area?.focus());
+      },
+    ),
+  );
+
+  /** ↑ in an empty box edits the person's last message in the channel. */
+  const editLast = () => {
+    const me = client().user?.id;
+    const mine = client()
+      .messages.filter((m) => m.channelId === props.channel.id && m.authorId === me && !m.systemMessage)
+      .sort((a, b) => (a.id < b.id ? 1 : -1))[0];
+    if (!mine) return false;
+    props.state.editMessage(mine.id);
+    return true;
+  };
 
   // Autocomplete: "@name" for members, "/name" for plugin commands, ":name" for emoji.
   const query = createMemo(() => {
@@ -82,13 +104,17 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
         body = result;
       }
       const attachments: string[] = [];
-      for (const f of files()) attachments.push(await client().uploadFile("attachments", f));
+      for (const f of files()) {
+        attachments.push(await props.state.rest.upload(props.state.config!.features.autumn.url, "attachments", f, (p) => setProgress(`${f.name}: ${Math.round(p * 100)} %`)));
+      }
+      setProgress("");
       await props.channel.sendMessage({
         content: body || undefined,
         attachments: attachments.length ? attachments : undefined,
         replies: props.replies.length ? props.replies.map((m) => ({ id: m.id, mention: false })) : undefined,
       });
       setText("");
+      props.state.drafts.delete(props.channel.id);
       setFiles([]);
       props.clearReplies();
       props.channel.stopTyping();
@@ -102,7 +128,23 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
 
   const canSend = () => props.channel.havePermission("SendMessage");
   return (
-    <div class="composer">
+    <div
+      class="composer"
+      onDragOver={(e) => {
+        if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const dropped = Array.from(e.dataTransfer?.files ?? []);
+        if (!dropped.length) return;
+        e.preventDefault();
+        setFiles([...files(), ...dropped].slice(0, 5));
+      }}
+    >
+      <Show when={progress()}>
+        <div class="upload-progress" role="status" aria-label="Upload progress">
+          Uploading {progress()}
+        </div>
+      </Show>
       <Show when={props.replies.length}>
         <div class="reply-bar">
           <For each={props.replies}>
@@ -182,6 +224,8 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
             } else if (e.key === "Enter" && !e.shiftKey) {
               e.preventDefault();
               if (!busy()) send();
+            } else if (e.key === "ArrowUp" && !text() && editLast()) {
+              e.preventDefault();
             } else if (e.key === "Escape") props.clearReplies();
           }}
         />

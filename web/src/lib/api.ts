@@ -313,6 +313,7 @@ export class Rest {
   createChannel = (server: string, body: DataCreateServerChannel) => this.req<{ _id: string }>("POST", `/servers/${enc(server)}/channels`, body);
   createRole = (server: string, name: string) => this.req<{ id: string }>("POST", `/servers/${enc(server)}/roles`, { name });
   editRole = (server: string, role: string, body: DataEditRole) => this.req<unknown>("PATCH", `/servers/${enc(server)}/roles/${enc(role)}`, body);
+  setRoleRanks = (server: string, ranks: string[]) => this.req<unknown>("PATCH", `/servers/${enc(server)}/roles/ranks`, { ranks });
   setRolePermissions = (server: string, role: string, p: Permissions) => this.req<unknown>("PUT", `/servers/${enc(server)}/permissions/${enc(role)}`, { permissions: p });
   setDefaultPermissions = (server: string, p: number) => this.req<unknown>("PUT", `/servers/${enc(server)}/permissions/default`, { permissions: p });
   createEmoji = (file: string, body: DataCreateEmoji) => this.req<unknown>("PUT", `/custom/emoji/${enc(file)}`, body);
@@ -331,6 +332,34 @@ export class Rest {
   messagesNear = (channel: string, id: string, limit = 50) =>
     this.req<MessagePage>("GET", `/channels/${enc(channel)}/messages?nearby=${enc(id)}&limit=${limit}&include_users=true`);
   search = (channel: string, q: SearchQuery) => this.req<MessagePage>("POST", `/channels/${enc(channel)}/search`, { ...q, include_users: true });
+
+  /**
+   * Uploads a file to the file service (autumn) under tag, reporting
+   * progress (0…1); returns the file id. XMLHttpRequest, since fetch
+   * reports no upload progress.
+   */
+  upload(autumn: string, tag: string, file: Blob & { name?: string }, onProgress?: (fraction: number) => void): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", `${autumn.replace(/\/+$/, "")}/${tag}`);
+      const token = this.#token();
+      if (token) xhr.setRequestHeader("X-Session-Token", token);
+      xhr.upload.onprogress = (e) => e.lengthComputable && onProgress?.(e.loaded / e.total);
+      xhr.onload = () => {
+        if (xhr.status >= 200 && xhr.status < 300) {
+          try {
+            resolve(JSON.parse(xhr.responseText).id);
+          } catch (err) {
+            reject(err);
+          }
+        } else reject(xhr.responseText || `${xhr.status} ${xhr.statusText}`);
+      };
+      xhr.onerror = () => reject("The upload failed: the file service could not be reached.");
+      const form = new FormData();
+      form.append("file", file, file.name ?? "file");
+      xhr.send(form);
+    });
+  }
 
   // --- synced settings and push
   fetchSettings = (keys: string[]) => this.req<SyncedSettings>("POST", "/sync/settings/fetch", { keys });

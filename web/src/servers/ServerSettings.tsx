@@ -7,6 +7,7 @@ import { href } from "../app/router";
 import { guard } from "../lib/errors";
 import { PERMISSIONS, flip, has } from "../lib/permissions";
 import { Tabs } from "../ui/common";
+import { Bans, Invites, Members } from "./Moderation";
 import { iconURL } from "../ui/media";
 import { FilePicker } from "../ui/FilePicker";
 
@@ -23,6 +24,9 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
       <Tabs
         tabs={[
           ["overview", "Overview"],
+          ["members", "Members"],
+          ["bans", "Bans"],
+          ["invites", "Invites"],
           ["roles", "Roles"],
           ["channels", "Channels"],
           ["emoji", "Emoji"],
@@ -31,6 +35,15 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
         to={(t) => href.serverSettings(props.server.id, t)}
       />
       <Switch fallback={<Overview state={props.state} server={props.server} />}>
+        <Match when={props.tab === "members"}>
+          <Members state={props.state} server={props.server} />
+        </Match>
+        <Match when={props.tab === "bans"}>
+          <Bans state={props.state} server={props.server} />
+        </Match>
+        <Match when={props.tab === "invites"}>
+          <Invites state={props.state} server={props.server} />
+        </Match>
         <Match when={props.tab === "roles"}>
           <Roles state={props.state} server={props.server} />
         </Match>
@@ -157,7 +170,13 @@ function Roles(props: { state: AppState; server: Server }) {
           <button class="danger" onClick={guard(props.state, async () => (await props.server.deleteRole(selected()), setSelected("default")))}>Delete role</button>
         </Show>
       </div>
+      <Show when={role()}>
+        {(r) => <RoleColour state={props.state} server={props.server} roleId={selected()} colour={r().colour ?? ""} disabled={!canEdit()} />}
+      </Show>
       <PermissionGrid allow={perms().a} deny={perms().d} tri={selected() !== "default"} disabled={!canEdit()} onChange={set} />
+      <Show when={props.server.orderedRoles.length > 1}>
+        <RoleOrder state={props.state} server={props.server} disabled={!canEdit()} />
+      </Show>
       <Show when={canEdit()}>
         <form class="inline-form" onSubmit={create} aria-label="Create a role">
           <input placeholder="New role name" required maxLength={32} value={name()} onInput={(e) => setName(e.currentTarget.value)} aria-label="New role name" />
@@ -311,5 +330,84 @@ function Emojis(props: { state: AppState; server: Server }) {
         </form>
       </Show>
     </div>
+  );
+}
+
+/** A role's colour: any CSS colour or a gradient, shown as a preview. */
+function RoleColour(props: { state: AppState; server: Server; roleId: string; colour: string; disabled: boolean }) {
+  const [value, setValue] = createSignal(props.colour);
+  const save = guard(
+    props.state,
+    () => props.state.rest.editRole(props.server.id, props.roleId, value().trim() ? { colour: value().trim() } : { remove: ["Colour"] }),
+    "Colour saved",
+  );
+  return (
+    <form class="inline-form" onSubmit={save} aria-label="Role colour">
+      <label>
+        Colour (a CSS colour or gradient)
+        <input value={value()} disabled={props.disabled} placeholder="#e67e22 or linear-gradient(90deg, #f00, #00f)" onInput={(e) => setValue(e.currentTarget.value)} />
+      </label>
+      <span class="swatch" role="img" aria-label="Colour preview" style={{ background: value() || "transparent" }} />
+      <input type="color" aria-label="Pick a colour" disabled={props.disabled} value={/^#[0-9a-f]{6}$/i.test(value()) ? value() : "#000000"} onInput={(e) => setValue(e.currentTarget.value)} />
+      <button type="submit" disabled={props.disabled}>
+        Save colour
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The order of roles (first ranks highest): dragged, or moved with the
+ * buttons from the keyboard; saved as the server's rank list.
+ */
+function RoleOrder(props: { state: AppState; server: Server; disabled: boolean }) {
+  const [dragging, setDragging] = createSignal<string>();
+  const ids = () => props.server.orderedRoles.map((r) => r.id);
+  const save = (order: string[]) => guard(props.state, () => props.state.rest.setRoleRanks(props.server.id, order), "Role order saved")();
+  const move = (id: string, to: number) => {
+    const order = ids().filter((x) => x !== id);
+    order.splice(Math.max(0, Math.min(order.length, to)), 0, id);
+    save(order);
+  };
+  return (
+    <section aria-label="Role order">
+      <h2>Role order</h2>
+      <p class="muted">Higher roles come first and win where permissions disagree. Drag a role, or use its buttons.</p>
+      <ol class="role-order">
+        <For each={props.server.orderedRoles}>
+          {(r, i) => (
+            <li
+              draggable={!props.disabled}
+              classList={{ dragging: dragging() === r.id }}
+              aria-label={r.name}
+              onDragStart={(e) => {
+                setDragging(r.id);
+                e.dataTransfer?.setData("text/plain", r.id);
+              }}
+              onDragEnd={() => setDragging(undefined)}
+              onDragOver={(e) => e.preventDefault()}
+              onDrop={(e) => {
+                e.preventDefault();
+                const id = e.dataTransfer?.getData("text/plain") || dragging();
+                if (id && id !== r.id) move(id, i());
+                setDragging(undefined);
+              }}
+            >
+              <span class="grip" aria-hidden="true">⠿</span>
+              <span class="role-name" style={{ background: r.colour?.includes("gradient") ? r.colour : undefined, color: r.colour?.includes("gradient") ? undefined : r.colour ?? undefined }}>
+                {r.name}
+              </span>
+              <span class="spacer" />
+              <button class="small" disabled={props.disabled || i() === 0} aria-label={`Move ${r.name} up`} onClick={() => move(r.id, i() - 1)}>
+                ↑
+              </button>
+              <button class="small" disabled={props.disabled || i() === ids().length - 1} aria-label={`Move ${r.name} down`} onClick={() => move(r.id, i() + 1)}>
+                ↓
+              </button>
+            </li>
+          )}
+        </For>
+      </ol>
+    </section>
   );
 }

@@ -5,6 +5,7 @@ import { createSignal, For, Match, Show, Switch } from "solid-js";
 import type { AppState } from "../app/state";
 import { href } from "../app/router";
 import { Profile, Sessions } from "../account/AccountSettings";
+import { Security } from "../account/Security";
 import { Tabs } from "../ui/common";
 
 export function UserSettings(props: { state: AppState; tab: string; onLogout: () => void }) {
@@ -14,13 +15,21 @@ export function UserSettings(props: { state: AppState; tab: string; onLogout: ()
       <Tabs
         tabs={[
           ["profile", "Profile"],
+          ["security", "Security"],
           ["sessions", "Sessions"],
+          ["notifications", "Notifications"],
           ["plugins", "Plugins"],
         ]}
         current={props.tab}
         to={href.settings}
       />
       <Switch fallback={<Profile state={props.state} />}>
+        <Match when={props.tab === "security"}>
+          <Security state={props.state} onLogout={props.onLogout} />
+        </Match>
+        <Match when={props.tab === "notifications"}>
+          <NotificationSettings state={props.state} />
+        </Match>
         <Match when={props.tab === "sessions"}>
           <Sessions state={props.state} />
         </Match>
@@ -111,3 +120,49 @@ export function Plugins(props: { state: AppState }) {
   );
 }
 
+
+/** Browser notifications on this device, and what is muted (synced with the official client). */
+function NotificationSettings(props: { state: AppState }) {
+  const n = () => props.state.notifications;
+  const client = () => props.state.client!;
+  const mutedServers = () => Object.keys(n().options.server_mutes).map((id) => ({ id, name: client().servers.get(id)?.name ?? id }));
+  const mutedChannels = () => Object.keys(n().options.channel_mutes).map((id) => ({ id, name: client().channels.get(id)?.name ?? id }));
+  return (
+    <div class="card wide">
+      <h2>On this device</h2>
+      <Show
+        when={n().permission === "granted"}
+        fallback={
+          <Show when={n().permission === "default"} fallback={<p class="muted">Notifications are blocked in this browser's site settings.</p>}>
+            <button class="primary" onClick={() => n().requestPermission()}>Turn on notifications</button>
+          </Show>
+        }
+      >
+        <p>Notifications are on: mentions, replies and direct messages notify you while you look elsewhere, and when no tab is open.</p>
+      </Show>
+      <h2>Muted</h2>
+      <Show when={mutedServers().length + mutedChannels().length} fallback={<p class="muted">Nothing is muted.</p>}>
+        <ul class="people" aria-label="Muted">
+          <For each={mutedServers()}>
+            {(m) => (
+              <li class="person">
+                <span>Server {m.name}</span>
+                <span class="spacer" />
+                <button onClick={() => n().setMute("server", m.id, undefined)}>Unmute</button>
+              </li>
+            )}
+          </For>
+          <For each={mutedChannels()}>
+            {(m) => (
+              <li class="person">
+                <span>Channel #{m.name}</span>
+                <span class="spacer" />
+                <button onClick={() => n().setMute("channel", m.id, undefined)}>Unmute</button>
+              </li>
+            )}
+          </For>
+        </ul>
+      </Show>
+    </div>
+  );
+}
