@@ -220,7 +220,9 @@ func runScript(t *testing.T, bin, url, script, done string, env ...string) {
 	if shots == "" {
 		shots = filepath.Join(os.TempDir(), "ermine-web-e2e")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	// The main script walks through every feature: about two minutes on
+	// an idle machine, more on a shared one.
+	ctx, cancel := context.WithTimeout(t.Context(), 7*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, filepath.Join("e2e", script))
 	cmd.Env = append(append(environ(), "ERMINE_URL="+url, "CHROMIUM="+chromiumPath, "SCREENSHOTS="+shots), env...)
