@@ -346,7 +346,7 @@ func TestAdminCommandOverNATS(t *testing.T) {
 		t.Errorf("over NATS the command said %q", out.String())
 	}
 	sock.Expect("Logout")
-	evs, err := h.Server.Store.TakeRelayEvents(context.Background(), 10)
+	evs, err := h.Server.Store.TakeRelayEvents(context.Background(), 10, time.Now().Add(-time.Minute))
 	if err != nil || len(evs) != 0 {
 		t.Errorf("relayed events over NATS = %v, %v", evs, err)
 	}

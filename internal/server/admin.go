@@ -28,6 +28,12 @@ const relayInterval = 500 * time.Millisecond
 // relayBatch is how many relayed frames are taken at a time.
 const relayBatch = 256
 
+// relayExpiry is how long a relayed frame waits for a node. A running
+// node takes frames within relayInterval; an older frame was written
+// while no node ran, and every client connecting since got a fresh Ready
+// that already holds its change.
+const relayExpiry = time.Minute
+
 // relayBus is the bus the admin command publishes on when the node
 // uses the in-process bus: frames are kept in the store for the node.
 type relayBus struct{ st store.Store }
@@ -104,15 +110,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger) (*Admin
 func (s *Server) startRelay(ctx context.Context) {
 	// Events left while no node ran concern no connection: every client
 	// connecting now gets a fresh Ready. They are dropped.
-	for {
-		evs, err := s.store.TakeRelayEvents(ctx, relayBatch)
-		if err != nil {
-			s.log.Error("drop stale admin events", "err", err)
-			break
-		}
-		if len(evs) < relayBatch {
-			break
-		}
+	if _, err := s.store.TakeRelayEvents(ctx, 0, time.Now()); err != nil {
+		s.log.Error("drop stale admin events", "err", err)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -127,7 +126,7 @@ func (s *Server) startRelay(ctx context.Context) {
 			case <-t.C:
 			}
 			for {
-				evs, err := s.store.TakeRelayEvents(ctx, relayBatch)
+				evs, err := s.store.TakeRelayEvents(ctx, relayBatch, time.Now().Add(-relayExpiry))
 				if err != nil {
 					if ctx.Err() == nil {
 						s.log.Error("relay admin events", "err", err)

@@ -9,6 +9,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 
 	"ermine/internal/chat"
 )
@@ -522,8 +523,9 @@ type Platform interface {
 	// InsertRelayEvent keeps a frame for a running node to publish on topic.
 	InsertRelayEvent(ctx context.Context, topic string, frame []byte) error
 	// TakeRelayEvents removes and returns up to limit kept frames, oldest
-	// first. Each frame is returned once.
-	TakeRelayEvents(ctx context.Context, limit int) ([]RelayEvent, error)
+	// first. Each frame is returned once. Frames kept before since have
+	// expired: they are removed and not returned.
+	TakeRelayEvents(ctx context.Context, limit int, since time.Time) ([]RelayEvent, error)
 	// InsertAdminAction adds an entry to the instance's audit log;
 	// ErrConflict if the id exists.
 	InsertAdminAction(ctx context.Context, e *chat.AdminAction) error

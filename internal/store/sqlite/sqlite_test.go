@@ -177,7 +177,7 @@ func TestIdleRelayReadsOnly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	evs, err := s.TakeRelayEvents(ctx, 10)
+	evs, err := s.TakeRelayEvents(ctx, 10, time.Now().Add(-time.Minute))
 	if err != nil || len(evs) != 0 || time.Since(start) > time.Second {
 		t.Fatalf("TakeRelayEvents with none kept = %v, %v after %s (waited for the write lock?)", evs, err, time.Since(start))
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"strings"
+	"time"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -74,7 +75,7 @@ const maxRelayEvents = 10000
 // beyond maxRelayEvents.
 func (s *DB) InsertRelayEvent(ctx context.Context, topic string, frame []byte) error {
 	return s.within(ctx, func(tx *DB) error {
-		if _, err := tx.exec(ctx, `INSERT INTO relay_events (topic, frame) VALUES (?, ?)`, topic, frame); err != nil {
+		if _, err := tx.exec(ctx, `INSERT INTO relay_events (topic, frame, created_at) VALUES (?, ?, ?)`, topic, frame, time.Now().UnixMilli()); err != nil {
 			return err
 		}
 		_, err := tx.exec(ctx, `DELETE FROM relay_events WHERE id <= (SELECT MAX(id) FROM relay_events) - ?`, maxRelayEvents)
@@ -82,10 +83,10 @@ func (s *DB) InsertRelayEvent(ctx context.Context, topic string, frame []byte) e
 	})
 }
 
-// TakeRelayEvents removes and returns the oldest kept frames. With none
-// kept it only reads: an idle node asking twice a second never takes the
-// database's write lock.
-func (s *DB) TakeRelayEvents(ctx context.Context, limit int) ([]store.RelayEvent, error) {
+// TakeRelayEvents removes and returns the oldest kept frames, dropping
+// those kept before since. With none kept it only reads: an idle node
+// asking twice a second never takes the database's write lock.
+func (s *DB) TakeRelayEvents(ctx context.Context, limit int, since time.Time) ([]store.RelayEvent, error) {
 	if s.tx == nil {
 		var n int
 		err := s.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM relay_events LIMIT 1) AS x`).Scan(&n)
@@ -96,6 +97,9 @@ func (s *DB) TakeRelayEvents(ctx context.Context, limit int) ([]store.RelayEvent
 	var out []store.RelayEvent
 	err := s.within(ctx, func(tx *DB) error {
 		out = nil
+		if _, err := tx.exec(ctx, `DELETE FROM relay_events WHERE created_at < ?`, since.UnixMilli()); err != nil {
+			return err
+		}
 		rows, err := tx.query(ctx, `SELECT id, topic, frame FROM relay_events ORDER BY id LIMIT ?`, limit)
 		if err != nil {
 			return err
