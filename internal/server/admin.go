@@ -113,40 +113,23 @@ func (s *Server) startRelay(ctx context.Context) {
 	if _, err := s.store.TakeRelayEvents(ctx, 0, time.Now()); err != nil {
 		s.log.Error("drop stale admin events", "err", err)
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(relayInterval)
-		defer t.Stop()
+	s.every(ctx, relayInterval, func(ctx context.Context) {
 		for {
-			select {
-			case <-ctx.Done():
+			evs, err := s.store.TakeRelayEvents(ctx, relayBatch, time.Now().Add(-relayExpiry))
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Error("relay admin events", "err", err)
+				}
 				return
-			case <-t.C:
 			}
-			for {
-				evs, err := s.store.TakeRelayEvents(ctx, relayBatch, time.Now().Add(-relayExpiry))
-				if err != nil {
-					if ctx.Err() == nil {
-						s.log.Error("relay admin events", "err", err)
-					}
-					break
+			for _, e := range evs {
+				if err := s.bus.Publish(ctx, e.Topic, e.Frame); err != nil {
+					s.log.Error("relay admin event", "topic", e.Topic, "err", err)
 				}
-				for _, e := range evs {
-					if err := s.bus.Publish(ctx, e.Topic, e.Frame); err != nil {
-						s.log.Error("relay admin event", "topic", e.Topic, "err", err)
-					}
-				}
-				if len(evs) < relayBatch {
-					break
-				}
+			}
+			if len(evs) < relayBatch {
+				return
 			}
 		}
-	}()
-	s.closers = append(s.closers, func() error {
-		cancel()
-		<-done
-		return nil
 	})
 }

@@ -538,30 +538,12 @@ func OpenBlobs(ctx context.Context, cfg config.Config) (blob.Store, error) {
 // background until the server shuts down: every 90 seconds, as the
 // reference's task does, or more often when they live shorter.
 func (s *Server) startEphemeralPrune(ctx context.Context, delay time.Duration) {
-	every := min(90*time.Second, max(delay/4, time.Second))
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if n, err := s.App.PruneEphemeral(ctx); err != nil && ctx.Err() == nil {
-					s.log.Error("prune ephemeral messages", "err", err)
-				} else if n > 0 {
-					s.log.Info("pruned ephemeral messages", "deleted", n)
-				}
-			}
+	s.every(ctx, min(90*time.Second, max(delay/4, time.Second)), func(ctx context.Context) {
+		if n, err := s.App.PruneEphemeral(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("prune ephemeral messages", "err", err)
+		} else if n > 0 {
+			s.log.Info("pruned ephemeral messages", "deleted", n)
 		}
-	}()
-	s.closers = append(s.closers, func() error {
-		cancel()
-		<-done
-		return nil
 	})
 }
 
@@ -569,23 +551,30 @@ func (s *Server) startEphemeralPrune(ctx context.Context, delay time.Duration) {
 // until the server shuts down: every minute, or more often when uploads
 // expire sooner.
 func (s *Server) startSweeper(ctx context.Context, ttl time.Duration) {
-	every := min(time.Minute, max(ttl/4, time.Second))
+	s.every(ctx, min(time.Minute, max(ttl/4, time.Second)), func(ctx context.Context) {
+		if n, err := s.App.SweepFiles(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("sweep files", "err", err)
+		} else if n > 0 {
+			s.log.Info("swept files", "removed", n)
+		}
+	})
+}
+
+// every runs task each interval in the background until the server
+// shuts down; closing waits for a run under way to end.
+func (s *Server) every(ctx context.Context, interval time.Duration, task func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(every)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if n, err := s.App.SweepFiles(ctx); err != nil && ctx.Err() == nil {
-					s.log.Error("sweep files", "err", err)
-				} else if n > 0 {
-					s.log.Info("swept files", "removed", n)
-				}
+				task(ctx)
 			}
 		}
 	}()
