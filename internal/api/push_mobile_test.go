@@ -84,6 +84,36 @@ func TestMobilePush(t *testing.T) {
 		a.Header.Get("apns-push-type") != "alert" {
 		t.Errorf("APNs message = %v %v", a.Body, a.Header)
 	}
+	if aps["badge"] != 0.0 {
+		t.Errorf("APNs message badge = %v, want 0 (no unread mention)", aps["badge"])
+	}
+
+	// The badge is the recipient's unread mention count; acknowledging
+	// a mention sends the new count alone while some are left unread.
+	mention := "<@" + string(iphone.ID) + ">"
+	first := sendText(t, h, alice.Token, dmPhone, mention+" one")
+	if b := apns.Wait(5 * time.Second).Body["aps"].(map[string]any)["badge"]; b != 1.0 {
+		t.Errorf("badge after one mention = %v, want 1", b)
+	}
+	second := sendText(t, h, alice.Token, dmPhone, mention+" two")
+	if b := apns.Wait(5 * time.Second).Body["aps"].(map[string]any)["badge"]; b != 2.0 {
+		t.Errorf("badge after two mentions = %v, want 2", b)
+	}
+	ack := func(message any) {
+		t.Helper()
+		if res := h.Do(apitest.Request{Method: "PUT", Path: "/channels/" + string(dmPhone) + "/ack/" + message.(string),
+			Session: iphone.Token}); res.Status != http.StatusNoContent {
+			t.Fatalf("ack = %d %s", res.Status, res.Body)
+		}
+	}
+	ack(first["_id"])
+	a = apns.Wait(5 * time.Second)
+	if aps, _ := a.Body["aps"].(map[string]any); len(a.Body) != 1 || len(aps) != 1 || aps["badge"] != 1.0 || a.Token != "0a1b2c3d" {
+		t.Errorf("badge update after acking one of two mentions = %v", a.Body)
+	}
+	// As in the reference, no update is sent once no mention is left.
+	ack(second["_id"])
+	apns.None(300 * time.Millisecond)
 
 	sendText(t, h, alice.Token, dm(unified), "hello unified")
 	w := web.Wait(5 * time.Second)
@@ -115,6 +145,9 @@ func TestMobilePush(t *testing.T) {
 	alert, _ = a.Body["aps"].(map[string]any)["alert"].(map[string]any)
 	if args, _ := alert["loc-args"].([]any); alert["loc-key"] != "push.fr.accepted" || len(args) != 1 || !strings.HasPrefix(args[0].(string), "Droid#") {
 		t.Errorf("APNs friend accept = %v", a.Body)
+	}
+	if b := a.Body["aps"].(map[string]any)["badge"]; b != 0.0 {
+		t.Errorf("APNs friend accept badge = %v, want 0 (every mention read)", b)
 	}
 }
 

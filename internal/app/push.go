@@ -111,11 +111,6 @@ func (a *App) notify(ctx context.Context, users []chat.ID, n chat.PushNotificati
 		a.log.ErrorContext(ctx, "encode notification", "err", err)
 		return
 	}
-	mobilePayload, err := json.Marshal(mobile)
-	if err != nil {
-		a.log.ErrorContext(ctx, "encode mobile notification", "err", err)
-		return
-	}
 	var away []chat.ID
 	for _, u := range users {
 		if !a.online.Online(u) {
@@ -130,29 +125,118 @@ func (a *App) notify(ctx context.Context, users []chat.ID, n chat.PushNotificati
 	a.pushing.Add(1)
 	go func() {
 		defer a.pushing.Done()
-		a.pushTo(context.WithoutCancel(ctx), away, payload, mobilePayload)
+		a.pushTo(context.WithoutCancel(ctx), away, payload, mobile)
 	}()
 }
 
 // pushTo queues payload for every Web Push subscription of users'
-// sessions, and mobile for their mobile apps' subscriptions.
-func (a *App) pushTo(ctx context.Context, users []chat.ID, payload, mobile []byte) {
+// sessions, and mobile for their mobile apps' subscriptions; for Apple's,
+// with the user's unread mention count as the badge.
+func (a *App) pushTo(ctx context.Context, users []chat.ID, payload []byte, mobile *chat.MobilePush) {
+	plain, err := json.Marshal(mobile)
+	if err != nil {
+		a.log.ErrorContext(ctx, "encode mobile notification", "err", err)
+		return
+	}
 	for _, u := range users {
 		sessions, err := a.store.FetchSessions(ctx, u)
 		if err != nil {
 			a.log.ErrorContext(ctx, "fetch sessions for push", "user", u, "err", err)
 			continue
 		}
+		var badged []byte // mobile with u's badge, made for the first apn session
 		for _, se := range sessions {
 			switch {
 			case se.Subscription == nil:
+			case se.Subscription.Endpoint == chat.PushEndpointAPN:
+				if badged == nil {
+					badged = a.withBadge(ctx, u, mobile, plain)
+				}
+				a.pusher.Push(se.ID, *se.Subscription, badged)
 			case chat.IsMobilePush(se.Subscription.Endpoint):
-				a.pusher.Push(se.ID, *se.Subscription, mobile)
+				a.pusher.Push(se.ID, *se.Subscription, plain)
 			default:
 				a.pusher.Push(se.ID, *se.Subscription, payload)
 			}
 		}
 	}
+}
+
+// withBadge is mobile encoded with user's unread mention count as its
+// badge, or plain (no badge) when the count cannot be read.
+func (a *App) withBadge(ctx context.Context, user chat.ID, mobile *chat.MobilePush, plain []byte) []byte {
+	count, err := a.unreadMentions(ctx, user)
+	if err != nil {
+		a.log.ErrorContext(ctx, "count unread mentions for push", "user", user, "err", err)
+		return plain
+	}
+	n := *mobile
+	n.Badge = &count
+	b, err := json.Marshal(&n)
+	if err != nil {
+		a.log.ErrorContext(ctx, "encode mobile notification", "err", err)
+		return plain
+	}
+	return b
+}
+
+// unreadMentions counts the messages mentioning user that user has not
+// read, over every channel: the app icon's badge.
+func (a *App) unreadMentions(ctx context.Context, user chat.ID) (int, error) {
+	list, err := a.store.FetchUnreads(ctx, user)
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	for _, u := range list {
+		count += len(u.Mentions)
+	}
+	return count, nil
+}
+
+// pushBadge sends user's Apple devices the badge update that follows an
+// acknowledgement, as the reference's push daemon does: the unread
+// mention count, to every apn subscription, only while some mention is
+// left unread (a count of zero is not sent). It runs off the request.
+func (a *App) pushBadge(ctx context.Context, user chat.ID) {
+	if a.pusher == nil {
+		return
+	}
+	a.pushing.Add(1)
+	go func() {
+		defer a.pushing.Done()
+		ctx := context.WithoutCancel(ctx)
+		sessions, err := a.store.FetchSessions(ctx, user)
+		if err != nil {
+			a.log.ErrorContext(ctx, "fetch sessions for badge", "user", user, "err", err)
+			return
+		}
+		var apple []*chat.Session
+		for _, se := range sessions {
+			if se.Subscription != nil && se.Subscription.Endpoint == chat.PushEndpointAPN {
+				apple = append(apple, se)
+			}
+		}
+		if len(apple) == 0 {
+			return
+		}
+		count, err := a.unreadMentions(ctx, user)
+		if err != nil {
+			a.log.ErrorContext(ctx, "count unread mentions for badge", "user", user, "err", err)
+			return
+		}
+		if count == 0 {
+			return
+		}
+		b, err := json.Marshal(&chat.MobilePush{Type: chat.PushBadge, Badge: &count})
+		if err != nil {
+			a.log.ErrorContext(ctx, "encode badge update", "err", err)
+			return
+		}
+		for _, se := range apple {
+			a.pusher.Push(se.ID, *se.Subscription, b)
+		}
+	}()
 }
 
 // pushIcon is the address of a user's avatar for a notification.

@@ -11,7 +11,8 @@ import (
 
 // AckChannel marks a channel read up to message for the caller
 // (PUT /channels/{target}/ack/{message}) and tells their own connections
-// with ChannelAck. The message need not exist: clients ack fresh ids.
+// with ChannelAck, and their Apple devices with a badge update. The
+// message need not exist: clients ack fresh ids.
 func (a *App) AckChannel(ctx context.Context, c *Caller, channel, message chat.ID) error {
 	if c.IsBot() {
 		return chat.ErrIsBot
@@ -28,6 +29,7 @@ func (a *App) AckChannel(ctx context.Context, c *Caller, channel, message chat.I
 	}
 	a.publish(ctx, chat.EvChannelAck, chat.ChannelAckEvent{Type: chat.EvChannelAck, ID: acc.ch.ID, User: c.ID(),
 		MessageID: message}, event.Private(c.ID()))
+	a.pushBadge(ctx, c.ID())
 	return nil
 }
 

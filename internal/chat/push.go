@@ -8,6 +8,9 @@ const (
 	PushFRAccept  = "push.fr.accept"
 	PushDMCall    = "push.dm.call"
 	PushGeneric   = "push.generic"
+	// PushBadge only sets the app icon's badge (APNs only): the
+	// reference's badge update after an acknowledgement.
+	PushBadge = "push.badge"
 )
 
 // Mobile push subscriptions carry one of these as their endpoint and the
@@ -43,6 +46,9 @@ type MobilePush struct {
 	// push.generic
 	Title string `json:"title,omitempty"`
 	Image string `json:"image,omitempty"`
+	// Badge is the recipient's unread mention count, set per recipient
+	// for APNs (aps.badge); nil leaves the badge as it is.
+	Badge *int `json:"badge,omitempty"`
 }
 
 // IsMobilePush reports whether a subscription's endpoint is one of the

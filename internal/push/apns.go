@@ -112,9 +112,20 @@ func (a *APNs) providerToken() (string, error) {
 // daemon shapes it: an alert with a title and body (or a localisation key
 // for friend requests), sound, mutable-content, the channel as thread id
 // and, for messages, the message and where to open it; calls carry their
-// ids and no alert.
+// ids and no alert. Each carries the recipient's unread mention count as
+// the badge when it is known; a badge update carries only that.
 func APNsPayload(n *chat.MobilePush) map[string]any {
+	if n.Type == chat.PushBadge {
+		badge := 0
+		if n.Badge != nil {
+			badge = *n.Badge
+		}
+		return map[string]any{"aps": map[string]any{"badge": badge}}
+	}
 	aps := map[string]any{"mutable-content": 1}
+	if n.Badge != nil {
+		aps["badge"] = *n.Badge
+	}
 	p := map[string]any{"aps": aps}
 	switch n.Type {
 	case chat.PushFRReceive, chat.PushFRAccept:

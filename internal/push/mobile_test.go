@@ -146,6 +146,23 @@ func TestAPNsShapes(t *testing.T) {
 		b["channel_name"] != "general" || b["url"] != "https://app/x" || b["message"].(map[string]any)["_id"] != "M1" {
 		t.Errorf("message = %v", b)
 	}
+	if _, ok := aps(b)["badge"]; ok {
+		t.Errorf("message without a count has a badge: %v", b)
+	}
+	three, none := 3, 0
+	b = send(chat.MobilePush{Type: chat.PushMessage, ChannelID: "C1", ChannelType: "TextChannel", AuthorName: "Alice", Body: "hi", Badge: &three})
+	if aps(b)["badge"] != 3.0 || aps(b)["alert"] == nil {
+		t.Errorf("message with a badge = %v", b)
+	}
+	b = send(chat.MobilePush{Type: chat.PushFRAccept, Username: "Dan", Badge: &none})
+	if aps(b)["badge"] != 0.0 {
+		t.Errorf("friend accept with a zero badge = %v", b)
+	}
+	// A badge update carries the count alone.
+	b = send(chat.MobilePush{Type: chat.PushBadge, Badge: &three})
+	if len(b) != 1 || len(aps(b)) != 1 || aps(b)["badge"] != 3.0 {
+		t.Errorf("badge update = %v", b)
+	}
 	b = send(chat.MobilePush{Type: chat.PushMessage, ChannelID: "G1", ChannelName: "pals", ChannelType: "Group", AuthorName: "Bob", Body: "yo"})
 	if al := aps(b)["alert"].(map[string]any); al["title"] != "Bob, #pals" {
 		t.Errorf("group message = %v", b)

@@ -276,6 +276,17 @@ func (a *APNs) handle(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "PayloadEmpty", "body %s", raw)
 		return
 	}
+	if aps, _ := body["aps"].(map[string]any); aps != nil {
+		if b, ok := aps["badge"]; ok {
+			if n, isNum := b.(float64); !isNum || n < 0 || n != float64(int64(n)) {
+				fail(http.StatusBadRequest, "BadBadge", "aps.badge %v is not a non-negative integer", b)
+				return
+			}
+		}
+	} else {
+		fail(http.StatusBadRequest, "PayloadEmpty", "aps %v is not a dictionary", body["aps"])
+		return
+	}
 	if token == "unregistered" {
 		w.WriteHeader(http.StatusGone)
 		_, _ = io.WriteString(w, `{"reason":"Unregistered"}`)
