@@ -157,17 +157,40 @@ func seedInstance(t *testing.T, h *apitest.Harness) []read {
 	var group chat.Channel
 	call(t, h, alice.Token, http.MethodPost, "/channels/create", map[string]any{"name": "the group", "users": []string{string(bob.ID)}}, http.StatusOK).JSON(t, &group)
 	call(t, h, bob.Token, http.MethodPost, "/channels/"+string(group.ID)+"/messages", map[string]any{"content": "in the group"}, http.StatusOK)
+	var groupInv struct {
+		Code string `json:"_id"`
+	}
+	call(t, h, alice.Token, http.MethodPost, "/channels/"+string(group.ID)+"/invites", nil, http.StatusOK).JSON(t, &groupInv)
 	call(t, h, alice.Token, http.MethodPost, "/sync/settings/set", map[string]any{"theme": `{"dark":true}`}, http.StatusNoContent)
 	var bot struct {
-		ID string `json:"_id"`
+		ID    string `json:"_id"`
+		Token string `json:"token"`
 	}
 	call(t, h, alice.Token, http.MethodPost, "/bots/create", map[string]any{"name": "helperbot"}, http.StatusOK).JSON(t, &bot)
+	// The bot joins and speaks: its message must stay a bot's (search's
+	// author_type), which the API's message shape does not show.
+	call(t, h, alice.Token, http.MethodPost, "/bots/"+bot.ID+"/invite", map[string]any{"server": sid}, http.StatusNoContent)
+	var botMsg chat.Message
+	res := h.Do(apitest.Request{Method: http.MethodPost, Path: "/channels/" + general + "/messages", Bot: bot.Token,
+		Body: map[string]any{"content": "beep from the bot"}})
+	if res.Status != http.StatusOK {
+		t.Fatalf("bot message = %d %s", res.Status, res.Body)
+	}
+	res.JSON(t, &botMsg)
 	var hook struct {
 		ID string `json:"id"`
 	}
 	call(t, h, alice.Token, http.MethodPost, "/channels/"+general+"/webhooks", map[string]any{"name": "hook"}, http.StatusOK).JSON(t, &hook)
 	emoji := uploadFile(t, h, alice.Token, "emojis", "e.png", pngBytes(t))
 	call(t, h, alice.Token, http.MethodPut, "/custom/emoji/"+emoji, map[string]any{"name": "town", "parent": map[string]any{"type": "Server", "id": sid}}, http.StatusOK)
+	// An emoji outlives its deleted server (detached).
+	var gone struct {
+		Server chat.Server `json:"server"`
+	}
+	call(t, h, alice.Token, http.MethodPost, "/servers/create", map[string]any{"name": "Gone"}, http.StatusOK).JSON(t, &gone)
+	detached := uploadFile(t, h, alice.Token, "emojis", "d.png", pngBytes(t))
+	call(t, h, alice.Token, http.MethodPut, "/custom/emoji/"+detached, map[string]any{"name": "gone", "parent": map[string]any{"type": "Server", "id": gone.Server.ID}}, http.StatusOK)
+	call(t, h, alice.Token, http.MethodDelete, "/servers/"+string(gone.Server.ID), nil, http.StatusNoContent)
 	if err := h.Server.Store.SetRelationship(ctx, alice.ID, carol.ID, chat.RelationFriend); err != nil {
 		t.Fatal(err)
 	}
@@ -202,10 +225,14 @@ func seedInstance(t *testing.T, h *apitest.Harness) []read {
 	get(alice.Token, "/servers/"+sid+"/audit_logs")
 	get(alice.Token, "/invites/"+inv.Code)
 	get(alice.Token, "/custom/emoji/"+emoji)
+	reads = append(reads, read{token: alice.Token, path: "/custom/emoji/" + detached, contains: "Detached"},
+		read{token: bob.Token, path: "/invites/" + groupInv.Code, contains: string(group.ID)})
 	get(alice.Token, "/bots/@me")
 	get(alice.Token, "/bots/"+bot.ID)
 	get(alice.Token, "/webhooks/"+hook.ID)
 	get(alice.Token, "/users/"+string(bob.ID)+"/mutual")
+	reads = append(reads, read{token: alice.Token, path: "/search", contains: string(botMsg.ID),
+		body: map[string]any{"server": sid, "filters": map[string]any{"author_type": []string{"Bot"}}}})
 	reads = append(reads, read{token: alice.Token, path: "/sync/settings/fetch", body: map[string]any{"keys": []string{"theme"}}})
 	reads = append(reads, read{token: alice.Token, path: "/channels/" + string(second.ID) + "/search", body: map[string]any{"query": "history", "sort": "Oldest"}})
 	reads = append(reads, read{file: "/autumn/attachments/" + attachment + "/notes.txt"}, read{file: "/autumn/avatars/" + avatar + "/me.png"},
@@ -217,6 +244,7 @@ func seedInstance(t *testing.T, h *apitest.Harness) []read {
 type read struct {
 	token, path string
 	body        any    // POST with this body when set
+	contains    string // the answer before the export must hold this
 	file        string // a file download, compared byte for byte
 }
 
@@ -272,6 +300,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 		status, body := r.do(t, a)
 		if status != http.StatusOK {
 			t.Fatalf("before export: %s%s = %d %s", r.path, r.file, status, body)
+		}
+		if r.contains != "" && !bytes.Contains(body, []byte(r.contains)) {
+			t.Fatalf("before export: %s lacks %s: %s", r.path, r.contains, body)
 		}
 		want[i] = body
 	}
@@ -385,8 +416,8 @@ func TestExportOneServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Accounts != 0 || n.Channels != len(s.Channels) || n.Messages != 33 {
-		t.Errorf("counts %+v: want no account, the server's %d channels and its 33 messages", n, len(s.Channels))
+	if n.Accounts != 0 || n.Channels != len(s.Channels) || n.Messages != 34 {
+		t.Errorf("counts %+v: want no account, the server's %d channels and its 34 messages", n, len(s.Channels))
 	}
 	members, err := st.FetchMembers(t.Context(), sid)
 	if err != nil {
@@ -397,7 +428,7 @@ func TestExportOneServer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("member %s has no user: %v", m.ID.User, err)
 		}
-		if u.Flags&chat.UserFlagImported == 0 {
+		if u.Bot == nil && u.Flags&chat.UserFlagImported == 0 { // bots stay bots
 			t.Errorf("user %s arrived without the imported flag", u.Username)
 		}
 	}

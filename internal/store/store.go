@@ -396,6 +396,8 @@ type Emojis interface {
 	FetchEmoji(ctx context.Context, id chat.ID) (*chat.Emoji, error)
 	// FetchServerEmojis lists the emoji whose parent is one of servers.
 	FetchServerEmojis(ctx context.Context, servers []chat.ID) ([]*chat.Emoji, error)
+	// FetchDetachedEmojis lists the emoji whose server was deleted, by id.
+	FetchDetachedEmojis(ctx context.Context) ([]*chat.Emoji, error)
 	// UpdateEmoji replaces a stored emoji; ErrNotFound if missing.
 	UpdateEmoji(ctx context.Context, e *chat.Emoji) error
 	// DetachEmojis makes every emoji of server Detached.
@@ -412,6 +414,9 @@ type Invites interface {
 	FetchInvite(ctx context.Context, code string) (*chat.Invite, error)
 	// FetchServerInvites lists a server's invites.
 	FetchServerInvites(ctx context.Context, server chat.ID) ([]*chat.Invite, error)
+	// FetchChannelInvites lists a channel's invites (a group's, or one
+	// channel's of a server), by code.
+	FetchChannelInvites(ctx context.Context, channel chat.ID) ([]*chat.Invite, error)
 	// DeleteInvite removes an invite; ErrNotFound if missing.
 	DeleteInvite(ctx context.Context, code string) error
 }

@@ -221,6 +221,19 @@ func (e *exporter) instance() error {
 			return err
 		}
 	}
+	// Emoji whose server was deleted: still shown where messages use them.
+	detached, err := st.FetchDetachedEmojis(ctx)
+	if err != nil {
+		return fmt.Errorf("fetch detached emoji: %w", err)
+	}
+	for _, em := range detached {
+		if err := e.fileID(string(em.ID)); err != nil {
+			return err
+		}
+		if err := e.put(TypeEmoji, em); err != nil {
+			return err
+		}
+	}
 	// Files no message, server or user record named (uploads not yet
 	// used, a report's evidence): every uploader's records.
 	for _, id := range ids {
@@ -489,6 +502,16 @@ func (e *exporter) channel(c *chat.Channel) error {
 		return err
 	}
 	if !c.IsServerChannel() {
+		// A server's invites come with the server; a group's here.
+		invs, err := e.st.FetchChannelInvites(e.ctx, c.ID)
+		if err != nil {
+			return fmt.Errorf("fetch invites of %s: %w", c.ID, err)
+		}
+		for _, inv := range invs {
+			if err := e.put(TypeInvite, inv); err != nil {
+				return err
+			}
+		}
 		if err := e.messages(c.ID); err != nil {
 			return err
 		}
@@ -530,7 +553,7 @@ func (e *exporter) messages(channel chat.ID) error {
 				}
 			}
 			e.name(m.Author)
-			if err := e.put(TypeMessage, m); err != nil {
+			if err := e.put(TypeMessage, Message{Message: m, AuthorBot: m.AuthorBot}); err != nil {
 				return err
 			}
 		}

@@ -81,6 +81,15 @@ type Relationship struct {
 	Status chat.RelationshipStatus `json:"status"`
 }
 
+// Message is a Message record's object: the message as the API sends it
+// in history, plus author_bot, which the API keeps to itself (it is what
+// a search's author_type Bot finds). A record without author_bot (every
+// version 1 export before it was added) means a message not sent by a bot.
+type Message struct {
+	*chat.Message
+	AuthorBot bool `json:"author_bot,omitempty"`
+}
+
 // Settings are a user's synced client settings.
 type Settings struct {
 	User     chat.ID                 `json:"user"`

@@ -296,7 +296,14 @@ func (r *reader) queue(w *importer.Writer, rec *Record) error {
 	case TypeWebhook:
 		return put(r, rec, w, func(v *chat.Webhook) string { w.Webhook(v); return string(v.ID) })
 	case TypeMessage:
-		return put(r, rec, w, func(v *chat.Message) string { w.Message(v); return string(v.ID) })
+		return put(r, rec, w, func(v *Message) string {
+			if v.Message == nil {
+				v.Message = &chat.Message{}
+			}
+			v.Message.AuthorBot = v.AuthorBot
+			w.Message(v.Message)
+			return string(v.ID)
+		})
 	case TypeUnread:
 		return put(r, rec, w, func(v *chat.ChannelUnread) string {
 			w.Unread(v)

@@ -33,6 +33,11 @@ func (s *DB) FetchServerEmojis(ctx context.Context, servers []chat.ID) ([]*chat.
 	return manyIn[chat.Emoji](ctx, s, `SELECT data FROM emojis WHERE server_id IN (%s) ORDER BY id`, servers)
 }
 
+// FetchDetachedEmojis lists the emoji whose server was deleted.
+func (s *DB) FetchDetachedEmojis(ctx context.Context) ([]*chat.Emoji, error) {
+	return many[chat.Emoji](ctx, s, `SELECT data FROM emojis WHERE server_id IS NULL ORDER BY id`)
+}
+
 // UpdateEmoji replaces an emoji.
 func (s *DB) UpdateEmoji(ctx context.Context, e *chat.Emoji) error {
 	data, err := encode(e)
@@ -83,6 +88,11 @@ func (s *DB) FetchInvite(ctx context.Context, code string) (*chat.Invite, error)
 // FetchServerInvites lists a server's invites.
 func (s *DB) FetchServerInvites(ctx context.Context, server chat.ID) ([]*chat.Invite, error) {
 	return many[chat.Invite](ctx, s, `SELECT data FROM invites WHERE server_id = ? ORDER BY code`, server)
+}
+
+// FetchChannelInvites lists a channel's invites.
+func (s *DB) FetchChannelInvites(ctx context.Context, channel chat.ID) ([]*chat.Invite, error) {
+	return many[chat.Invite](ctx, s, `SELECT data FROM invites WHERE channel_id = ? ORDER BY code`, channel)
 }
 
 // DeleteInvite removes an invite.

@@ -877,6 +877,9 @@ func testEmojis(t *testing.T, s store.Store) {
 	got, err = s.FetchEmoji(c, e1.ID)
 	must(t, err)
 	same(t, got.Parent, chat.EmojiParent{Type: "Detached"})
+	detached, err := s.FetchDetachedEmojis(c)
+	must(t, err)
+	same(t, detached, []*chat.Emoji{got})
 	e2.Name = "renamed"
 	must(t, s.UpdateEmoji(c, e2))
 	got, err = s.FetchEmoji(c, e2.ID)
@@ -902,11 +905,22 @@ func testInvites(t *testing.T, s store.Store) {
 	list, err := s.FetchServerInvites(c, server)
 	must(t, err)
 	same(t, list, []*chat.Invite{si})
+	gi2 := &chat.Invite{Type: "Group", Code: "QrSt2345", Channel: gi.Channel, Creator: gi.Creator}
+	must(t, s.InsertInvite(c, gi2))
+	list, err = s.FetchChannelInvites(c, gi.Channel)
+	must(t, err)
+	same(t, list, []*chat.Invite{gi2, gi})
+	list, err = s.FetchChannelInvites(c, si.Channel)
+	must(t, err)
+	same(t, list, []*chat.Invite{si})
 	// Deleting a channel deletes its invites.
 	must(t, s.InsertChannel(c, &chat.Channel{ChannelType: chat.ChannelGroup, ID: gi.Channel, Name: "g", Owner: gi.Creator, Recipients: []chat.ID{gi.Creator}}))
 	must(t, s.DeleteChannel(c, gi.Channel))
 	_, err = s.FetchInvite(c, gi.Code)
 	wantErr(t, err, store.ErrNotFound)
+	list, err = s.FetchChannelInvites(c, gi.Channel)
+	must(t, err)
+	same(t, len(list), 0)
 	must(t, s.DeleteInvite(c, si.Code))
 	wantErr(t, s.DeleteInvite(c, si.Code), store.ErrNotFound)
 }
