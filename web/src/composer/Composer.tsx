@@ -117,7 +117,7 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
       props.state.drafts.delete(props.channel.id);
       setFiles([]);
       props.clearReplies();
-      props.channel.stopTyping();
+      typing(props.channel, false);
     } catch (err) {
       props.state.notify(errorText(err), "error");
     } finally {
@@ -206,8 +206,7 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
           value={text()}
           onInput={(e) => {
             setText(e.currentTarget.value);
-            if (e.currentTarget.value) props.channel.startTyping();
-            else props.channel.stopTyping();
+            typing(props.channel, !!e.currentTarget.value);
           }}
           onPaste={(e) => {
             const pasted = Array.from(e.clipboardData?.files ?? []);
@@ -235,4 +234,16 @@ export function Composer(props: { state: AppState; channel: Channel; replies: Me
       </div>
     </div>
   );
+}
+
+// typing tells the others that the person started or stopped typing. It
+// is best effort: while the events socket reconnects the client library
+// throws instead of sending, and nothing is lost by skipping it.
+function typing(channel: { startTyping(): void; stopTyping(): void }, on: boolean) {
+  try {
+    if (on) channel.startTyping();
+    else channel.stopTyping();
+  } catch {
+    // the socket is closed; the next keystroke after it reconnects sends it
+  }
 }
