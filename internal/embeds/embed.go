@@ -293,7 +293,9 @@ func (s *Service) website(ctx context.Context, original string, base *url.URL, p
 			return ""
 		}
 		r, err := base.Parse(ref)
-		if err != nil || (r.Scheme != "http" && r.Scheme != "https") {
+		// "http:album=0" parses as an opaque URL with no host: a link
+		// must name a host to be fetched or shown.
+		if err != nil || (r.Scheme != "http" && r.Scheme != "https") || r.Host == "" {
 			return ""
 		}
 		return r.String()
