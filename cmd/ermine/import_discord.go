@@ -70,7 +70,7 @@ func importDiscord(ctx context.Context, cfg config.Config, args []string, stdout
 	}
 	start := time.Now()
 	sum, err := discord.Import(ctx, p, files, discord.Options{ServerName: *name, Owner: ownerID,
-		DefaultPermissions: perm.DefaultServer.Int64(), Name: a.ImportName})
+		DefaultPermissions: perm.DefaultServer.Int64(), Name: a.ImportName, EmojiLimit: cfg.Limits.ServerEmoji})
 	if err != nil {
 		return fmt.Errorf("import discord: %w (the import is unfinished: fix the cause and run the same command again to resume)", err)
 	}

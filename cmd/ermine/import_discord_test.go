@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
@@ -40,6 +44,9 @@ func TestImportDiscord(t *testing.T) {
 			}
 			sid := m[1]
 			t.Logf("first import:\n%s", out.String())
+			if !strings.Contains(out.String(), "1 left out: custom emoji whose image is not in the export") {
+				t.Errorf("the report does not name the custom emoji without its image:\n%s", out.String())
+			}
 			checkDiscordImport(t, h, alice, sid, fx)
 
 			// A second run adds nothing.
@@ -50,7 +57,7 @@ func TestImportDiscord(t *testing.T) {
 			if !strings.Contains(out.String(), "server "+sid) {
 				t.Errorf("second import made another server:\n%s", out.String())
 			}
-			for _, coll := range []string{"users", "server", "messages"} {
+			for _, coll := range []string{"users", "server", "emoji", "messages"} {
 				n := regexp.MustCompile(coll + `\s+(\d+) imported`).FindStringSubmatch(out.String())
 				if n == nil || n[1] != "0" {
 					t.Errorf("second import wrote %s:\n%s", coll, out.String())
@@ -59,6 +66,16 @@ func TestImportDiscord(t *testing.T) {
 			checkDiscordImport(t, h, alice, sid, fx)
 		})
 	}
+}
+
+// snowflakeTime is the time a Discord id was made.
+func snowflakeTime(t *testing.T, id string) time.Time {
+	t.Helper()
+	at, ok := discord.SnowflakeTime(id)
+	if !ok {
+		t.Fatalf("%q is not a snowflake", id)
+	}
+	return at
 }
 
 func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, sid string, fx *discordtest.Fixture) {
@@ -86,6 +103,50 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 	}
 	if len(srv.Categories) != 2 || srv.Categories[0].Title != "Text Channels" || len(srv.Categories[0].Channels) != 3 || srv.Categories[1].Title != "Info" {
 		t.Errorf("categories %+v", srv.Categories)
+	}
+
+	// Custom emoji with their images in the export became server emoji,
+	// their names made valid and distinct; the one without is not there.
+	var emojis []chat.Emoji
+	call(t, h, alice.Token, http.MethodGet, "/servers/"+sid+"/emojis", nil, http.StatusOK).JSON(t, &emojis)
+	emojiByName := map[string]chat.Emoji{}
+	for _, e := range emojis {
+		emojiByName[e.Name] = e
+	}
+	wantEmoji := map[string]string{"123456789012345678": "partyparrot", "223456789012345678": "blob_cat", "323456789012345678": "blob_cat_2"}
+	if len(emojis) != len(wantEmoji) {
+		t.Errorf("server emoji %+v, want %v", emojis, wantEmoji)
+	}
+	emojiKey := map[string]string{} // Discord emoji id → reaction key
+	for did, name := range wantEmoji {
+		e, ok := emojiByName[name]
+		if !ok {
+			t.Errorf("no server emoji %q", name)
+			continue
+		}
+		emojiKey[did] = string(e.ID)
+		if e.Animated != (name == "partyparrot") || e.Parent.ID != chat.ID(sid) || e.CreatorID != alice.ID {
+			t.Errorf("emoji %s: %+v", name, e)
+		}
+		if !e.ID.Time().Equal(snowflakeTime(t, did)) {
+			t.Errorf("emoji %s: id time %v, want the Discord emoji's %v", name, e.ID.Time(), snowflakeTime(t, did))
+		}
+		var image []byte
+		var file string
+		for rel, b := range fx.Media {
+			if strings.Contains(rel, "-"+did+".") {
+				image, file = b, path.Base(rel)
+			}
+		}
+		res, err := h.Client.Get(h.URL + "/autumn/emojis/" + string(e.ID) + "/" + url.PathEscape(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || len(image) == 0 || !bytes.Equal(b, image) {
+			t.Errorf("emoji %s image: %d, %d bytes, want the exported %d", name, res.StatusCode, len(b), len(image))
+		}
 	}
 
 	for _, hdr := range fx.Channels {
@@ -136,10 +197,17 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 				}
 			}
 			for _, r := range dm.Reactions {
+				key := r.Emoji.Name
 				if r.Emoji.ID != "" {
-					continue // custom Discord emoji: reported, not kept
+					key = emojiKey[r.Emoji.ID]
+					if key == "" {
+						if len(got.Reactions) > len(dm.Reactions)-1 {
+							t.Errorf("message %s: reactions %v keep the emoji without its image", dm.ID, got.Reactions)
+						}
+						continue
+					}
 				}
-				who := got.Reactions[r.Emoji.Name]
+				who := got.Reactions[key]
 				if len(who) != len(r.Users) {
 					t.Errorf("message %s: %s by %v, want %d users", dm.ID, r.Emoji.Name, who, len(r.Users))
 				}
@@ -223,5 +291,14 @@ func TestImportDiscordPlain(t *testing.T) {
 	}
 	if links == 0 {
 		t.Fatal("the fixture has no attachment in its first channel")
+	}
+	// Without media no custom emoji has its image: all are reported.
+	var emojis []chat.Emoji
+	call(t, h, alice.Token, http.MethodGet, "/servers/"+sid+"/emojis", nil, http.StatusOK).JSON(t, &emojis)
+	if len(emojis) != 0 {
+		t.Errorf("server emoji from an export without media: %+v", emojis)
+	}
+	if want := fmt.Sprintf("%d left out: custom emoji whose image is not in the export", len(discordtest.CustomEmoji)); !strings.Contains(out.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// "lower-cased name#discriminator" pairs handed out by this run but
 	// perhaps not written yet.
 	Name func(ctx context.Context, name, fallback string, taken map[string]bool) (string, string, error)
+	// EmojiLimit is how many custom emoji the server may hold (the
+	// instance's limit); the export's most used custom emoji become
+	// server emoji up to it. 0 keeps none.
+	EmojiLimit int
 }
 
 // Summary is what an import found in the exports (for the closing lines).
@@ -59,7 +63,7 @@ func Import(ctx context.Context, p *importer.Pipeline, files []string, opt Optio
 		return nil, errors.New("discord import: a server name, an owner and a namer are needed")
 	}
 	im := &importState{p: p, opt: opt, users: map[string]*author{}, msgs: map[string]chat.ID{}, roles: map[string]Role{},
-		taken: map[string]bool{}}
+		taken: map[string]bool{}, emoji: map[string]*customEmoji{}, emojiIDs: map[string]chat.ID{}}
 	if err := im.survey(ctx, files); err != nil {
 		return nil, err
 	}
@@ -68,6 +72,9 @@ func Import(ctx context.Context, p *importer.Pipeline, files []string, opt Optio
 		return nil, err
 	}
 	if err := im.writeServer(ctx); err != nil {
+		return nil, err
+	}
+	if err := im.writeEmoji(ctx); err != nil {
 		return nil, err
 	}
 	if err := im.writeMessages(ctx); err != nil {
@@ -107,6 +114,17 @@ type importState struct {
 	roles  map[string]Role    // Discord role id → role
 	taken  map[string]bool    // names handed out
 	total  int64
+	// emoji are the custom emoji reactions use, by Discord id; emojiIDs
+	// the ones the server holds (written now or by an earlier run).
+	emoji    map[string]*customEmoji
+	emojiIDs map[string]chat.ID
+}
+
+// customEmoji is a custom Discord emoji met in reactions.
+type customEmoji struct {
+	e    Emoji
+	path string // its image in the export, "" when not there
+	uses int    // reactions with it (for choosing within the limit)
 }
 
 // mintID makes the id of a Discord object: the time part at t, the
@@ -169,6 +187,9 @@ func (im *importState) survey(ctx context.Context, files []string) error {
 				for _, u := range r.Users {
 					im.see(u, t, false)
 				}
+				if r.Emoji.ID != "" {
+					im.seeEmoji(ch, r.Emoji, max(r.Count, len(r.Users)))
+				}
 			}
 			return nil
 		})
@@ -197,6 +218,8 @@ type surveyed struct {
 	Embeds      []json.RawMessage `json:"embeds"`
 	Mentions    []Author          `json:"mentions"`
 	Reactions   []struct {
+		Emoji Emoji    `json:"emoji"`
+		Count int      `json:"count"`
 		Users []Author `json:"users"`
 	} `json:"reactions"`
 }
@@ -345,16 +368,31 @@ func (im *importState) writeUsers(ctx context.Context) error {
 // localFile returns the path of a file the export holds next to its
 // JSON (a relative path in the export), or "" for a remote address.
 func (im *importState) localFile(ref string) string {
-	if ref == "" || strings.Contains(ref, "://") {
-		return ""
-	}
 	for _, c := range im.chans {
-		p := filepath.Join(filepath.Dir(c.file), filepath.FromSlash(ref))
-		if _, err := os.Stat(p); err == nil {
+		if p := localFileAt(c.file, ref); p != "" {
 			return p
 		}
 	}
 	return ""
+}
+
+// localFileAt resolves a file the export at exportFile names: a path
+// relative to the export's directory (with "/" or, from an export made
+// on Windows, "\"), or an absolute one (the tool writes those when the
+// media directory lies outside the export's). It returns "" for a remote
+// address or a file that is not there.
+func localFileAt(exportFile, ref string) string {
+	if ref == "" || strings.Contains(ref, "://") {
+		return ""
+	}
+	p := filepath.FromSlash(strings.ReplaceAll(ref, "\\", "/"))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(exportFile), p)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return p
 }
 
 // fileRecord is the record of an imported file, its id derived from the
@@ -694,9 +732,14 @@ func (im *importState) message(ctx context.Context, w *importer.Writer, c *chann
 			}
 		}
 		for _, r := range m.Reactions {
+			key := r.Emoji.Name
 			if r.Emoji.ID != "" {
-				w.Drop(m.ID, "reaction with a custom Discord emoji")
-				continue
+				id, ok := im.emojiIDs[r.Emoji.ID]
+				if !ok {
+					w.Drop(m.ID, "reaction with a custom Discord emoji that is not kept (see the emoji lines)")
+					continue
+				}
+				key = string(id)
 			}
 			var who []chat.ID
 			for _, ru := range r.Users {
@@ -711,7 +754,7 @@ func (im *importState) message(ctx context.Context, w *importer.Writer, c *chann
 			if msg.Reactions == nil {
 				msg.Reactions = map[string][]chat.ID{}
 			}
-			msg.Reactions[r.Emoji.Name] = who
+			msg.Reactions[key] = who
 		}
 		t, _ := ParseTime(m.Timestamp)
 		for _, a := range m.Attachments {
@@ -765,16 +808,7 @@ func (im *importState) ref(m *Message) chat.ID {
 }
 
 // localFileIn resolves a path relative to the channel's export file.
-func (im *importState) localFileIn(c *channel, ref string) string {
-	if ref == "" || strings.Contains(ref, "://") {
-		return ""
-	}
-	p := filepath.Join(filepath.Dir(c.file), filepath.FromSlash(ref))
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
+func (im *importState) localFileIn(c *channel, ref string) string { return localFileAt(c.file, ref) }
 
 // embed turns a Discord embed into a text embed.
 func embed(e Embed) chat.Embed {

@@ -9,8 +9,13 @@ package discordtest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -146,10 +151,21 @@ func Write(dir string, o Options) (*Fixture, error) {
 					Users: []discord.Author{users[0], users[1%len(users)]}}
 				m.Reactions = append(m.Reactions, r)
 			}
-			if i%13 == 6 {
-				m.Reactions = append(m.Reactions, discord.Reaction{Emoji: discord.Emoji{ID: "123456789012345678", Name: "partyparrot",
-					IsAnimated: true, ImageURL: "https://cdn.discordapp.com/emojis/123456789012345678.gif"}, Count: 1,
-					Users: []discord.Author{users[2%len(users)]}})
+			if i%13 == 6 || i%13 == 7 {
+				// Custom emoji: with media, the tool writes their images
+				// beside the export and imageUrl is the relative path.
+				for k, e := range CustomEmoji {
+					if i%13 == 7 && k == 0 {
+						continue
+					}
+					if o.Media {
+						e.ImageURL = media + "/" + e.Name + "-" + e.ID + filepath.Ext(e.ImageURL)
+						if e.ID != MissingEmoji {
+							f.Media[e.ImageURL] = emojiImage(k)
+						}
+					}
+					m.Reactions = append(m.Reactions, discord.Reaction{Emoji: e, Count: 1, Users: []discord.Author{users[(2+k)%len(users)]}})
+				}
 			}
 			if i%9 == 2 {
 				mu := users[(i/9)%len(users)]
@@ -213,6 +229,39 @@ func Write(dir string, o Options) (*Fixture, error) {
 		}
 	}
 	return f, nil
+}
+
+// CustomEmoji are the custom emoji the fixture's reactions use: one
+// animated, two whose names become the same valid Ermine name
+// ("blob_cat" twice), and one (MissingEmoji) whose image an export with
+// media lacks. Messages with i%13 == 6 carry all four; with i%13 == 7,
+// all but the first, so it is the least used.
+var CustomEmoji = []discord.Emoji{
+	{ID: "123456789012345678", Name: "partyparrot", IsAnimated: true, ImageURL: "https://cdn.discordapp.com/emojis/123456789012345678.gif"},
+	{ID: "223456789012345678", Name: "Blob Cat!", ImageURL: "https://cdn.discordapp.com/emojis/223456789012345678.png"},
+	{ID: "323456789012345678", Name: "blob_cat", ImageURL: "https://cdn.discordapp.com/emojis/323456789012345678.png"},
+	{ID: MissingEmoji, Name: "gone", ImageURL: "https://cdn.discordapp.com/emojis/423456789012345678.png"},
+}
+
+// MissingEmoji is the custom emoji whose image is never written.
+const MissingEmoji = "423456789012345678"
+
+// emojiImage is a small image, different for each k: a GIF for the
+// animated emoji (k 0), else a PNG.
+func emojiImage(k int) []byte {
+	img := image.NewPaletted(image.Rect(0, 0, 8+k, 8), color.Palette{color.Black, color.RGBA{R: uint8(60 * k), G: 200, A: 255}})
+	img.SetColorIndex(k, k, 1)
+	var b bytes.Buffer
+	var err error
+	if k == 0 {
+		err = gif.Encode(&b, img, nil)
+	} else {
+		err = png.Encode(&b, img)
+	}
+	if err != nil {
+		panic(err) // encoding into memory does not fail
+	}
+	return b.Bytes()
 }
 
 // snowflake makes a Discord id for time t.
