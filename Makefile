@@ -39,7 +39,7 @@ bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
 
 load: ## message send rate, latency at 1,000/s and 1M-message history pages (SQLite, then PostgreSQL at $(PG))
-	go build -o /tmp/ermine-load ./cmd/ermine-load
+	go build -o /tmp/ermine-load ./bench/load
 	/tmp/ermine-load --duration 10s --workers 32
 	/tmp/ermine-load --duration 20s --rate 1000
 	/tmp/ermine-load --send=false --history
@@ -48,26 +48,26 @@ load: ## message send rate, latency at 1,000/s and 1M-message history pages (SQL
 	/tmp/ermine-load --send=false --history --database '$(PG)'
 
 scale: ## growth table: Ready, member lists, search, bytes per message vs size (SQLite; PG=... SCALE_DB=$(PG) for PostgreSQL, SCALE_ARGS=--big for 1M messages)
-	go build -o /tmp/ermine-scale ./cmd/ermine-scale
+	go build -o /tmp/ermine-scale ./bench/scale
 	/tmp/ermine-scale $(if $(SCALE_DB),--database '$(SCALE_DB)') $(SCALE_ARGS)
 
 fanout: ## events gateway: 10,000 connections in one channel, memory, latency at 5 messages/s, CPU per delivery
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
-	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
-	/tmp/ermine-fanout -ermine /tmp/ermine -conns 10000 -rate 5 -duration 30s -saturate 300
+	go build -o /tmp/ermine-fanout ./bench/fanout
+	/tmp/ermine-fanout --ermine /tmp/ermine --conns 10000 --rate 5 --duration 30s --saturate 300
 
 crossnode: ## several nodes as one instance: 9,000 connections over 3 nodes on PostgreSQL ($(PG)), NATS and a Redis for shared state, messages sent through all three
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
-	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
-	/tmp/ermine-fanout -ermine /tmp/ermine -nodes 3 -conns 9000 -rate 5 -duration 30s -saturate 300 \
-		-database '$(PG)' -bus nats -bus-url $(NATS) -shared-url $(REDIS)
+	go build -o /tmp/ermine-fanout ./bench/fanout
+	/tmp/ermine-fanout --ermine /tmp/ermine --nodes 3 --conns 9000 --rate 5 --duration 30s --saturate 300 \
+		--database '$(PG)' --bus nats --bus-url $(NATS) --shared-url $(REDIS)
 
 compare: ## Ermine, Centrifugo v5.4.9 (built once into ~/.cache/ermine) and a bare gobwas server under the same load, one table (about 6 min)
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
-	go build -o /tmp/ermine-floor ./cmd/ermine-floor
-	go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
-	/tmp/ermine-fanout -compare -pin -ermine /tmp/ermine -floor /tmp/ermine-floor -centrifugo "$$(bash scripts/centrifugo.sh)" \
-		-conns 10000 -rate 5 -duration 30s -saturate 300
+	go build -o /tmp/ermine-floor ./bench/floor
+	go build -o /tmp/ermine-fanout ./bench/fanout
+	/tmp/ermine-fanout --compare --pin --ermine /tmp/ermine --floor /tmp/ermine-floor --centrifugo "$$(bash scripts/centrifugo.sh)" \
+		--conns 10000 --rate 5 --duration 30s --saturate 300
 
 cover: ## test coverage summary
 	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1

@@ -109,17 +109,19 @@ var allowed = map[string][]string{
 		"internal/nonce", "internal/nonce/noncetest", ratelimit, "internal/ratelimit/limitertest",
 		"internal/slowmode", "internal/slowmode/slowmodetest"},
 	// server is the wiring cmd/ermine and the whole-server tests share;
-	// wsload, e2e and the load generators are tools and tests.
-	"internal/server":   {"*"},
-	"internal/wsload":   {},
-	"internal/e2e":      {},
-	"cmd/ermine-load":   {"*"},
-	"cmd/ermine-fanout": {"*"},
-	"cmd/ermine-scale":  {"*"},
-	// ermine-floor is the bare WebSocket server make compare measures
-	// Ermine against; it imports nothing of Ermine.
-	"cmd/ermine-floor": {},
-	"clients":          {},
+	// wsload and e2e are tools and tests.
+	"internal/server": {"*"},
+	"internal/wsload": {},
+	"internal/e2e":    {},
+	// bench holds the measurement tools (STYLE.md §2, bench/): not the
+	// product, which cmd/ermine alone is.
+	"bench/load":   {"*"},
+	"bench/fanout": {"*"},
+	"bench/scale":  {"*"},
+	// floor is the bare WebSocket server make compare measures Ermine
+	// against; it imports nothing of Ermine.
+	"bench/floor": {},
+	"clients":     {},
 	// web holds the web client's source and its Go test (no code).
 	"web": {},
 }

@@ -7,7 +7,7 @@
 // `make compare` can show how far Ermine's gateway is from the cheapest
 // possible server under the same load generator.
 //
-//	ermine-floor -listen 127.0.0.1:18900
+//	ermine-floor --listen 127.0.0.1:18900
 //
 // GET /ws upgrades; POST /publish broadcasts; GET / answers 200 once
 // serving.

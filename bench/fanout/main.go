@@ -13,13 +13,13 @@
 //     (open loop), and messages lost (any connection missing one);
 //   - saturation: the server's CPU time (utime+stime of /proc/<pid>/stat)
 //     per delivered message while messages are posted as fast as the
-//     connections take them, at most -window messages ahead of the
+//     connections take them, at most --window messages ahead of the
 //     slowest connection so no send queue overflows.
 //
-// With -nodes K (K > 1) it runs K ermine processes as one instance: the
-// users are seeded into a fresh database on the -database PostgreSQL
-// server (dropped at the end), the nodes share it and the -bus event bus
-// (and the -shared-url Redis, when given), connection i goes to node
+// With --nodes K (K > 1) it runs K ermine processes as one instance: the
+// users are seeded into a fresh database on the --database PostgreSQL
+// server (dropped at the end), the nodes share it and the --bus event bus
+// (and the --shared-url Redis, when given), connection i goes to node
 // i mod K and message i is posted through node i mod K, so every
 // delivery but a third crosses the bus. Memory and CPU are the nodes'
 // together.
@@ -32,14 +32,14 @@
 // Users are seeded Invisible by default: a visible user's first
 // connection announces them online to every member of the server, so
 // connecting N visible users costs N² deliveries before any message is
-// sent; -visible measures that too.
+// sent; --visible measures that too.
 //
 // Example:
 //
-//	go build -o /tmp/ermine ./cmd/ermine && go build -o /tmp/ermine-fanout ./cmd/ermine-fanout
-//	/tmp/ermine-fanout -ermine /tmp/ermine -conns 10000 -rate 5 -duration 30s -saturate 300
-//	/tmp/ermine-fanout -ermine /tmp/ermine -nodes 3 -conns 9000 -database postgres://... \
-//		-bus nats -bus-url nats://127.0.0.1:4222 -shared-url redis://127.0.0.1:6379/0
+//	go build -o /tmp/ermine ./cmd/ermine && go build -o /tmp/ermine-fanout ./bench/fanout
+//	/tmp/ermine-fanout --ermine /tmp/ermine --conns 10000 --rate 5 --duration 30s --saturate 300
+//	/tmp/ermine-fanout --ermine /tmp/ermine --nodes 3 --conns 9000 --database postgres://... \
+//		--bus nats --bus-url nats://127.0.0.1:4222 --shared-url redis://127.0.0.1:6379/0
 package main
 
 import (
@@ -115,10 +115,10 @@ func parse(args []string, out io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("ermine-fanout", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required unless -target says otherwise)")
-	fs.StringVar(&o.target, "target", "ermine", "server under load: ermine, centrifugo (-centrifugo) or floor (-floor)")
-	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v5 binary, for -target centrifugo and -compare")
-	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for -target floor and -compare")
+	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required unless --target says otherwise)")
+	fs.StringVar(&o.target, "target", "ermine", "server under load: ermine, centrifugo (--centrifugo) or floor (--floor)")
+	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v5 binary, for --target centrifugo and --compare")
+	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for --target floor and --compare")
 	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
 	fs.StringVar(&o.profile, "connect-profile", "", "write Ermine's CPU profile of the connect phase (10 s from its start) to this file")
 	fs.StringVar(&o.latProfile, "latency-profile", "", "write Ermine's CPU profile of the latency phase (10 s from its start) to this file")
@@ -134,10 +134,10 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.visible, "visible", false, "seed visible users (connecting then announces each to all: N² deliveries)")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "pause after connecting, before measuring memory")
 	fs.IntVar(&o.content, "content", 50, "bytes of message content")
-	fs.IntVar(&o.nodes, "nodes", 1, "ermine processes sharing the load (more than 1 needs -database and -bus)")
+	fs.IntVar(&o.nodes, "nodes", 1, "ermine processes sharing the load (more than 1 needs --database and --bus)")
 	fs.StringVar(&o.database, "database", "", "PostgreSQL server URL; each run seeds a fresh database there and drops it (default: SQLite)")
 	fs.StringVar(&o.bus, "bus", "", "event bus of several nodes: nats or redis")
-	fs.StringVar(&o.busURL, "bus-url", "", "URL of the -bus server")
+	fs.StringVar(&o.busURL, "bus-url", "", "URL of the --bus server")
 	fs.StringVar(&o.sharedURL, "shared-url", "", "Redis URL of the nodes' shared state ([shared] url)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -146,45 +146,45 @@ func parse(args []string, out io.Writer) (options, error) {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.target != string(targetErmine) && o.target != string(targetCentrifugo) && o.target != string(targetFloor):
-		return o, fmt.Errorf("-target: %q is not ermine, centrifugo or floor", o.target)
+		return o, fmt.Errorf("--target: %q is not ermine, centrifugo or floor", o.target)
 	case (o.compare || o.target == string(targetErmine)) && o.ermine == "":
-		return o, errors.New("-ermine: the path of the ermine binary is required")
+		return o, errors.New("--ermine: the path of the ermine binary is required")
 	case (o.compare || o.target == string(targetCentrifugo)) && o.centrifugo == "":
-		return o, errors.New("-centrifugo: the path of a Centrifugo binary is required")
+		return o, errors.New("--centrifugo: the path of a Centrifugo binary is required")
 	case (o.compare || o.target == string(targetFloor)) && o.floor == "":
-		return o, errors.New("-floor: the path of the ermine-floor binary is required")
+		return o, errors.New("--floor: the path of the ermine-floor binary is required")
 	case (o.compare || o.target != string(targetErmine)) && (o.nodes > 1 || o.database != "" || o.visible):
-		return o, errors.New("-nodes, -database and -visible are Ermine's alone: not with -compare or another -target")
+		return o, errors.New("--nodes, --database and --visible are Ermine's alone: not with --compare or another --target")
 	case o.conns < 1 || o.conns > maxConns:
-		return o, fmt.Errorf("-conns: %d is not from 1 to %d", o.conns, maxConns)
+		return o, fmt.Errorf("--conns: %d is not from 1 to %d", o.conns, maxConns)
 	case o.dialers < 1 || o.dialers > 256:
-		return o, fmt.Errorf("-dialers: %d is not from 1 to 256", o.dialers)
+		return o, fmt.Errorf("--dialers: %d is not from 1 to 256", o.dialers)
 	case o.rate < 1 || o.rate > maxRate:
-		return o, fmt.Errorf("-rate: %d is not from 1 to %d", o.rate, maxRate)
+		return o, fmt.Errorf("--rate: %d is not from 1 to %d", o.rate, maxRate)
 	case o.duration < 0 || o.duration > maxDuration:
-		return o, fmt.Errorf("-duration: %s is not from 0 to %s", o.duration, maxDuration)
+		return o, fmt.Errorf("--duration: %s is not from 0 to %s", o.duration, maxDuration)
 	case o.saturate < 0 || o.saturate > maxSaturate:
-		return o, fmt.Errorf("-saturate: %d is not from 0 to %d", o.saturate, maxSaturate)
+		return o, fmt.Errorf("--saturate: %d is not from 0 to %d", o.saturate, maxSaturate)
 	case o.window < 1 || o.window > 200:
-		return o, fmt.Errorf("-window: %d is not from 1 to 200 (the server drops a connection 256 frames behind)", o.window)
+		return o, fmt.Errorf("--window: %d is not from 1 to 200 (the server drops a connection 256 frames behind)", o.window)
 	case o.senders < 1 || o.senders > 64:
-		return o, fmt.Errorf("-senders: %d is not from 1 to 64", o.senders)
+		return o, fmt.Errorf("--senders: %d is not from 1 to 64", o.senders)
 	case o.settle < 0 || o.settle > time.Minute:
-		return o, fmt.Errorf("-settle: %s is not from 0 to 1m", o.settle)
+		return o, fmt.Errorf("--settle: %s is not from 0 to 1m", o.settle)
 	case o.content < 20 || o.content > 2000:
-		return o, fmt.Errorf("-content: %d is not from 20 to 2000", o.content)
+		return o, fmt.Errorf("--content: %d is not from 20 to 2000", o.content)
 	case o.nodes < 1 || o.nodes > maxNodes:
-		return o, fmt.Errorf("-nodes: %d is not from 1 to %d", o.nodes, maxNodes)
+		return o, fmt.Errorf("--nodes: %d is not from 1 to %d", o.nodes, maxNodes)
 	case o.nodes > 1 && o.database == "":
-		return o, errors.New("-nodes: several nodes share one PostgreSQL database: set -database")
+		return o, errors.New("--nodes: several nodes share one PostgreSQL database: set --database")
 	case o.nodes > 1 && o.bus == "":
-		return o, errors.New("-nodes: several nodes share one event bus: set -bus and -bus-url")
+		return o, errors.New("--nodes: several nodes share one event bus: set --bus and --bus-url")
 	case o.database != "" && !strings.HasPrefix(o.database, "postgres://") && !strings.HasPrefix(o.database, "postgresql://"):
-		return o, errors.New("-database: a postgres:// URL")
+		return o, errors.New("--database: a postgres:// URL")
 	case o.bus != "" && o.bus != "nats" && o.bus != "redis":
-		return o, fmt.Errorf("-bus: %q is not nats or redis", o.bus)
+		return o, fmt.Errorf("--bus: %q is not nats or redis", o.bus)
 	case (o.bus == "") != (o.busURL == ""):
-		return o, errors.New("-bus and -bus-url go together")
+		return o, errors.New("--bus and --bus-url go together")
 	}
 	// One bit per message and connection, and one latency per delivery
 	// of the latency phase, are kept in memory.
@@ -195,7 +195,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	return o, nil
 }
 
-// run measures the target, or with -compare all three, and reports.
+// run measures the target, or with --compare all three, and reports.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	o, err := parse(args, out)
 	if err != nil {

@@ -18,30 +18,30 @@ func TestParseBounds(t *testing.T) {
 		args []string
 		want string // part of the error; empty for none
 	}{
-		{"defaults", []string{"-ermine", "x"}, ""},
-		{"no binary", nil, "-ermine"},
-		{"too many connections", []string{"-ermine", "x", "-conns", "20001"}, "-conns"},
-		{"no connection", []string{"-ermine", "x", "-conns", "0"}, "-conns"},
-		{"rate zero", []string{"-ermine", "x", "-rate", "0"}, "-rate"},
-		{"too long", []string{"-ermine", "x", "-duration", "6m"}, "-duration"},
-		{"window over the send queue", []string{"-ermine", "x", "-window", "300"}, "-window"},
-		{"too many deliveries", []string{"-ermine", "x", "-conns", "20000", "-saturate", "5000"}, "deliveries"},
-		{"stray argument", []string{"-ermine", "x", "extra"}, "unexpected"},
-		{"too many nodes", []string{"-ermine", "x", "-nodes", "6"}, "-nodes"},
-		{"nodes without a database", []string{"-ermine", "x", "-nodes", "2", "-bus", "nats", "-bus-url", "nats://a"}, "-database"},
-		{"nodes without a bus", []string{"-ermine", "x", "-nodes", "2", "-database", "postgres://a/b"}, "-bus"},
-		{"sqlite url", []string{"-ermine", "x", "-database", "sqlite:///tmp/x"}, "-database"},
-		{"unknown bus", []string{"-ermine", "x", "-bus", "kafka", "-bus-url", "k://a"}, "-bus"},
-		{"bus without url", []string{"-ermine", "x", "-bus", "nats"}, "-bus-url"},
-		{"unknown target", []string{"-target", "kafka"}, "-target"},
-		{"floor without binary", []string{"-target", "floor"}, "-floor"},
-		{"floor", []string{"-target", "floor", "-floor", "f"}, ""},
-		{"centrifugo without binary", []string{"-target", "centrifugo"}, "-centrifugo"},
-		{"compare needs all three", []string{"-compare", "-ermine", "x", "-floor", "f"}, "-centrifugo"},
-		{"compare", []string{"-compare", "-ermine", "x", "-floor", "f", "-centrifugo", "c"}, ""},
-		{"compare is one node", []string{"-compare", "-ermine", "x", "-floor", "f", "-centrifugo", "c", "-nodes", "2",
-			"-database", "postgres://a/b", "-bus", "nats", "-bus-url", "nats://a"}, "Ermine's alone"},
-		{"three nodes", []string{"-ermine", "x", "-nodes", "3", "-database", "postgres://a/b", "-bus", "nats", "-bus-url", "nats://a"}, ""},
+		{"defaults", []string{"--ermine", "x"}, ""},
+		{"no binary", nil, "--ermine"},
+		{"too many connections", []string{"--ermine", "x", "--conns", "20001"}, "--conns"},
+		{"no connection", []string{"--ermine", "x", "--conns", "0"}, "--conns"},
+		{"rate zero", []string{"--ermine", "x", "--rate", "0"}, "--rate"},
+		{"too long", []string{"--ermine", "x", "--duration", "6m"}, "--duration"},
+		{"window over the send queue", []string{"--ermine", "x", "--window", "300"}, "--window"},
+		{"too many deliveries", []string{"--ermine", "x", "--conns", "20000", "--saturate", "5000"}, "deliveries"},
+		{"stray argument", []string{"--ermine", "x", "extra"}, "unexpected"},
+		{"too many nodes", []string{"--ermine", "x", "--nodes", "6"}, "--nodes"},
+		{"nodes without a database", []string{"--ermine", "x", "--nodes", "2", "--bus", "nats", "--bus-url", "nats://a"}, "--database"},
+		{"nodes without a bus", []string{"--ermine", "x", "--nodes", "2", "--database", "postgres://a/b"}, "--bus"},
+		{"sqlite url", []string{"--ermine", "x", "--database", "sqlite:///tmp/x"}, "--database"},
+		{"unknown bus", []string{"--ermine", "x", "--bus", "kafka", "--bus-url", "k://a"}, "--bus"},
+		{"bus without url", []string{"--ermine", "x", "--bus", "nats"}, "--bus-url"},
+		{"unknown target", []string{"--target", "kafka"}, "--target"},
+		{"floor without binary", []string{"--target", "floor"}, "--floor"},
+		{"floor", []string{"--target", "floor", "--floor", "f"}, ""},
+		{"centrifugo without binary", []string{"--target", "centrifugo"}, "--centrifugo"},
+		{"compare needs all three", []string{"--compare", "--ermine", "x", "--floor", "f"}, "--centrifugo"},
+		{"compare", []string{"--compare", "--ermine", "x", "--floor", "f", "--centrifugo", "c"}, ""},
+		{"compare is one node", []string{"--compare", "--ermine", "x", "--floor", "f", "--centrifugo", "c", "--nodes", "2",
+			"--database", "postgres://a/b", "--bus", "nats", "--bus-url", "nats://a"}, "Ermine's alone"},
+		{"three nodes", []string{"--ermine", "x", "--nodes", "3", "--database", "postgres://a/b", "--bus", "nats", "--bus-url", "nats://a"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,8 +67,8 @@ func TestShortRun(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	var out bytes.Buffer
-	err := run(t.Context(), []string{"-ermine", bin, "-conns", "50", "-rate", "10", "-duration", "1s",
-		"-saturate", "40", "-window", "8", "-settle", "100ms"}, &out)
+	err := run(t.Context(), []string{"--ermine", bin, "--conns", "50", "--rate", "10", "--duration", "1s",
+		"--saturate", "40", "--window", "8", "--settle", "100ms"}, &out)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, &out)
 	}
@@ -105,10 +105,10 @@ func TestCrossNodeRun(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	args := []string{"-ermine", bin, "-nodes", "3", "-conns", "60", "-rate", "10", "-duration", "1s",
-		"-saturate", "30", "-window", "8", "-settle", "100ms", "-database", pg, "-bus", "nats", "-bus-url", nats}
+	args := []string{"--ermine", bin, "--nodes", "3", "--conns", "60", "--rate", "10", "--duration", "1s",
+		"--saturate", "30", "--window", "8", "--settle", "100ms", "--database", pg, "--bus", "nats", "--bus-url", nats}
 	if redis != "" {
-		args = append(args, "-shared-url", redis)
+		args = append(args, "--shared-url", redis)
 	}
 	var out bytes.Buffer
 	if err := run(t.Context(), args, &out); err != nil {
@@ -126,19 +126,19 @@ func TestCrossNodeRun(t *testing.T) {
 	}
 }
 
-// TestFloorRun drives the floor server (cmd/ermine-floor) the way
+// TestFloorRun drives the floor server (bench/floor) the way
 // make compare does, and prints the comparison table from figures.
 func TestFloorRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the floor server")
 	}
 	bin := filepath.Join(t.TempDir(), "ermine-floor")
-	if out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine-floor").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "ermine/bench/floor").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	var out bytes.Buffer
-	err := run(t.Context(), []string{"-target", "floor", "-floor", bin, "-conns", "40", "-rate", "10", "-duration", "1s",
-		"-saturate", "20", "-window", "8", "-settle", "100ms"}, &out)
+	err := run(t.Context(), []string{"--target", "floor", "--floor", bin, "--conns", "40", "--rate", "10", "--duration", "1s",
+		"--saturate", "20", "--window", "8", "--settle", "100ms"}, &out)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, &out)
 	}

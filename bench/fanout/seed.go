@@ -125,16 +125,16 @@ func (o options) nodeEnv() []string {
 func freshDatabase(ctx context.Context, dsn string) (string, func() error, error) {
 	admin, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return "", nil, fmt.Errorf("-database: %w", err)
+		return "", nil, fmt.Errorf("--database: %w", err)
 	}
 	defer admin.Close(context.WithoutCancel(ctx))
 	name := "ermine_fanout_" + strings.ToLower(rand.Text()[:12])
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", nil, fmt.Errorf("-database: create %s: %w", name, err)
+		return "", nil, fmt.Errorf("--database: create %s: %w", name, err)
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return "", nil, fmt.Errorf("-database: %w", err)
+		return "", nil, fmt.Errorf("--database: %w", err)
 	}
 	u.Path = "/" + name
 	drop := func() error {

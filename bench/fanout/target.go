@@ -20,7 +20,7 @@ import (
 // drives two others with the same connections, sends and measurements,
 // so `make compare` can put them side by side: Centrifugo (a real-time
 // server in Go, built from its module at a pinned version) and the floor
-// (cmd/ermine-floor, a bare gobwas/ws server).
+// (bench/floor, a bare gobwas/ws server).
 type target string
 
 const (
@@ -78,7 +78,7 @@ func command(kind target, bin, addr, dir string) (*exec.Cmd, error) {
 		}
 		return exec.Command(bin, "--config", path), nil
 	case targetFloor:
-		return exec.Command(bin, "-listen", addr), nil
+		return exec.Command(bin, "--listen", addr), nil
 	}
 	return exec.Command(bin, "--listen", addr, "--data", dir), nil
 }
@@ -169,7 +169,7 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f×", a/b)
 }
 
-// pinSelf keeps this process off CPU 0, which -pin gives the server.
+// pinSelf keeps this process off CPU 0, which --pin gives the server.
 func pinSelf() error {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		return err
