@@ -285,3 +285,39 @@ func TestAppHoldsDecisionsOnly(t *testing.T) {
 		t.Fatalf("checked only %d files of internal/app; the walk is broken", checked)
 	}
 }
+
+// appFieldsMax is how many fields App may have: the dependencies every use
+// case shares, its settings, and one group per feature, readable in one
+// screen (docs/architecture.md, "The App").
+const appFieldsMax = 12
+
+// TestAppFields checks App stays readable in one screen: at most
+// appFieldsMax fields. A feature's new parts go into its group.
+func TestAppFields(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "internal/app/app.go", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := -1
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != "App" {
+			return true
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			t.Fatal("App is not a struct")
+		}
+		fields = 0
+		for _, field := range st.Fields.List {
+			fields += max(len(field.Names), 1)
+		}
+		return false
+	})
+	switch {
+	case fields < 0:
+		t.Fatal("internal/app/app.go declares no App type; the check is broken")
+	case fields > appFieldsMax:
+		t.Errorf("App has %d fields, more than %d: group a feature's parts into its own struct (docs/architecture.md)", fields, appFieldsMax)
+	}
+}

@@ -47,7 +47,7 @@ func (a *App) fetchAccount(ctx context.Context, st store.Store, id chat.ID) (*ch
 // hash that cannot be read (accounts made without a password) matches
 // nothing.
 func (a *App) checkPassword(ctx context.Context, acc *chat.Account, password string) (bool, error) {
-	ok, err := a.passwords.Verify(ctx, password, acc.PasswordHash)
+	ok, err := a.login.passwords.Verify(ctx, password, acc.PasswordHash)
 	if errors.Is(err, auth.ErrMalformedHash) {
 		return false, nil
 	}
@@ -79,11 +79,11 @@ func (a *App) CreateAccount(ctx context.Context, d chat.AccountCreate) error {
 	if err != nil {
 		return err
 	}
-	if err := a.policy.Check(d.Password); err != nil {
+	if err := a.login.policy.Check(d.Password); err != nil {
 		return err
 	}
 	invite := ""
-	if a.inviteOnly {
+	if a.settings.InviteOnly {
 		if d.Invite == nil || *d.Invite == "" {
 			return chat.ErrMissingInvite
 		}
@@ -94,7 +94,7 @@ func (a *App) CreateAccount(ctx context.Context, d chat.AccountCreate) error {
 	}
 	// Hash before looking the address up, so that the answer takes as
 	// long whether or not the address is taken.
-	hash, err := a.passwords.Hash(ctx, d.Password)
+	hash, err := a.login.passwords.Hash(ctx, d.Password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
@@ -220,10 +220,10 @@ func (a *App) ChangePassword(ctx context.Context, c *Caller, d chat.PasswordChan
 	if err := a.requirePassword(ctx, acc, d.CurrentPassword); err != nil {
 		return err
 	}
-	if err := a.policy.Check(d.Password); err != nil {
+	if err := a.login.policy.Check(d.Password); err != nil {
 		return err
 	}
-	hash, err := a.passwords.Hash(ctx, d.Password)
+	hash, err := a.login.passwords.Hash(ctx, d.Password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
@@ -415,10 +415,10 @@ func (a *App) ResetPassword(ctx context.Context, d chat.PasswordReset) error {
 	if err != nil {
 		return dbError("fetch account", err)
 	}
-	if err := a.policy.Check(d.Password); err != nil {
+	if err := a.login.policy.Check(d.Password); err != nil {
 		return err
 	}
-	hash, err := a.passwords.Hash(ctx, d.Password)
+	hash, err := a.login.passwords.Hash(ctx, d.Password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}

@@ -603,11 +603,11 @@ func (a *App) AdminResetPassword(ctx context.Context, c *Caller, id chat.ID, pas
 	tok := &chat.AccountToken{Token: auth.NewEmailToken(), Expiry: a.timeAfter(resetTTL)}
 	var hash string
 	if password != "" {
-		if err := a.policy.Check(password); err != nil {
+		if err := a.login.policy.Check(password); err != nil {
 			return "", err
 		}
 		var err error
-		if hash, err = a.passwords.Hash(ctx, password); err != nil {
+		if hash, err = a.login.passwords.Hash(ctx, password); err != nil {
 			return "", fmt.Errorf("hash password: %w", err)
 		}
 	}
@@ -639,7 +639,7 @@ func (a *App) AdminResetPassword(ctx context.Context, c *Caller, id chat.ID, pas
 		return "", nil
 	}
 	a.recordAdmin(ctx, c, AdminResetPassword, string(id), map[string]any{"set": false})
-	return a.appURL + resetPath + tok.Token, nil
+	return a.settings.AppURL + resetPath + tok.Token, nil
 }
 
 // AdminCheck answers NotPrivileged unless c may use the admin API, so a

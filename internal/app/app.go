@@ -10,12 +10,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"ermine/internal/auth"
-	"ermine/internal/avatar"
-	"ermine/internal/batch"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/nonce"
@@ -92,108 +89,84 @@ func (l Limits) For(user chat.ID, now time.Time) UserLimits {
 	return l.Default
 }
 
-// Deps are what the app needs from outside.
-type Deps struct {
-	Store store.Store
-	Bus   pubsub.Bus
-	// Blobs keeps the bytes of uploads and their previews.
-	Blobs  blob.Store
-	Log    *slog.Logger
+// Settings are the plain values the app is run with, read from the
+// configuration by internal/server.
+type Settings struct {
 	Limits Limits
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// Presence tracks connected users; an in-process tracker when nil.
-	// Nodes that share users pass a shared one (presence.Shared), whose
-	// expired leases the app announces offline.
-	Presence presence.Tracker
-	// Nonces guards sends against being posted twice; in-process when
-	// nil. Nodes that share users pass a shared one (nonce.Redis).
-	Nonces nonce.Guard
-	// Slowmodes keeps slowmode windows; in-process when nil. Nodes that
-	// share users pass a shared implementation (slowmode.Redis).
-	Slowmodes slowmode.Windows
-
-	// Mailer sends account mail (verification, password reset, deletion);
-	// nil when email is off, and then new accounts are verified at once.
-	Mailer Mailer
-	// AppURL is the web client's address, the base of links sent by mail.
+	// AppURL is the web client's address, the base of links sent by mail
+	// and of notifications.
 	AppURL string
-	// InviteOnly requires a registration invite code to create an account.
-	InviteOnly bool
-	// Captcha checks captcha answers on registration, password reset and
-	// resending verification; nil when captcha is off.
-	Captcha Captcha
-	// MailRetry is the wait before retrying a verification mail that
-	// failed at account creation (doubling after); 30 s when zero.
-	MailRetry time.Duration
-	// Pusher queues Web Push notifications; nil when push is off.
-	Pusher Pusher
 	// FilesURL is the file service's public address, for the icons and
 	// images of notifications.
 	FilesURL string
-	// Passwords hashes passwords; argon2id with auth.DefaultParams and
-	// NumCPU concurrent hashes when nil.
-	Passwords *auth.Hasher
-	// Voice reaches the LiveKit nodes behind voice channels; nil when
-	// voice is off (join_call then answers LiveKitUnavailable).
-	Voice voice.Service
-
-	// Previews makes link previews; nil when they are off.
-	Previews LinkPreviewer
-	// PreviewLinks is how many links of a message are previewed (5 when
-	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
-	PreviewLinks, PreviewWorkers int
+	// InviteOnly requires a registration invite code to create an account.
+	InviteOnly bool
 	// WebhooksOff turns webhooks off: their use cases answer
 	// FeatureDisabled.
 	WebhooksOff bool
-
+	// MailRetry is the wait before retrying a verification mail that
+	// failed at account creation (doubling after); 30 s when zero.
+	MailRetry time.Duration
+	// PreviewLinks is how many links of a message are previewed (5 when
+	// 0); PreviewWorkers how many messages are worked on at once (4 when 0).
+	PreviewLinks, PreviewWorkers int
 	// Instance describes the node to the operator's console.
 	Instance Instance
 }
 
-// App runs the use cases.
+// Deps are what the app needs from outside: the contracts it works
+// through and the outside parties it calls, then its settings.
+type Deps struct {
+	Store store.Store
+	Bus   pubsub.Bus
+	// Blobs keeps the bytes of uploads and their previews.
+	Blobs blob.Store
+	Log   *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	// State nodes that share users share (internal/shared); each is kept
+	// in this process when nil. A shared Presence's expired leases are
+	// announced offline.
+	Presence  presence.Tracker
+	Nonces    nonce.Guard      // guards sends against being posted twice
+	Slowmodes slowmode.Windows // slowmode windows
+
+	// Passwords hashes passwords; argon2id with auth.DefaultParams and
+	// NumCPU concurrent hashes when nil.
+	Passwords *auth.Hasher
+
+	// Outside parties, each nil when its feature is off: Mailer sends
+	// account mail (without it new accounts are verified at once);
+	// Captcha checks answers on registration, password reset and
+	// resending verification; Pusher queues push notifications; Voice
+	// reaches the LiveKit nodes (join_call then answers
+	// LiveKitUnavailable); Previews makes link previews.
+	Mailer   Mailer
+	Captcha  Captcha
+	Pusher   Pusher
+	Voice    voice.Service
+	Previews LinkPreviewer
+
+	Settings Settings
+}
+
+// App runs the use cases. Beside the dependencies every use case shares,
+// each feature keeps its own parts (and closes its own background work).
 type App struct {
-	store     store.Store
-	bus       pubsub.Bus
-	log       *slog.Logger
-	limits    Limits
-	now       func() time.Time
-	online    presence.Tracker
-	slowmodes slowmode.Windows
-	blobs     blob.Store
-	files     fileState
+	store    store.Store
+	log      *slog.Logger
+	now      func() time.Time
+	online   presence.Tracker
+	voice    voice.Service // nil when voice is off
+	settings Settings
 
-	avatars avatar.Defaults // drawn on first use
-
-	mailer     Mailer
-	appURL     string
-	inviteOnly bool
-	captcha    Captcha
-	passwords  *auth.Hasher
-	policy     *auth.Policy
-	pusher     Pusher
-	filesURL   string
-	pushing    sync.WaitGroup // notifications being looked up
-	mailRetry  time.Duration
-	mailing    sync.WaitGroup // mails being retried
-	closing    chan struct{}  // closed by Close
-	closeOnce  sync.Once
-	voice      voice.Service
-	// webhooksOff makes every webhook use case answer FeatureDisabled.
-	webhooksOff bool
-	instance    Instance
-
-	dummyOnce sync.Once // dummy is made on the first login of an unknown address
-	dummy     string
-	dummyErr  error
-
-	nonces       nonce.Guard                          // recent idempotency keys of sent messages
-	lastMessages *batch.Coalescer[chat.ID, chat.ID]   // channels' newest messages, written in batches
-	noMobilePush sync.Once                            // says once that mobile push is not configured
-	lastSeen     *batch.Coalescer[chat.ID, chat.Time] // sessions' last sightings, written in batches
-	writer       *batch.GroupCommit[*chat.Message]    // group commit of new messages
-	previews     *previews                            // link preview workers; nil when off
-	members      *memberCache                         // encoded member lists of big servers
+	events eventState // the bus, and the member lists an event may change
+	login  loginState // password hashing and policy, captcha, sessions' last sightings
+	mail   mailState  // account mail and its retries
+	push   pushState  // push notifications being looked up
+	files  fileState  // upload bytes, their locks, default avatars
+	sends  sendState  // sent messages: nonces, slowmode, group commit, write-behind, previews
 }
 
 // New returns an App over its dependencies.
@@ -207,9 +180,6 @@ func New(d Deps) *App {
 	if d.Presence == nil {
 		d.Presence = presence.NewMemory()
 	}
-	if d.MailRetry <= 0 {
-		d.MailRetry = 30 * time.Second
-	}
 	if d.Slowmodes == nil {
 		d.Slowmodes = slowmode.NewMemory(d.Now)
 	}
@@ -219,47 +189,52 @@ func New(d Deps) *App {
 	if d.Passwords == nil {
 		d.Passwords = auth.NewHasher(auth.DefaultParams(), 0)
 	}
+	set := d.Settings
+	if set.MailRetry <= 0 {
+		set.MailRetry = 30 * time.Second
+	}
+	if set.PreviewLinks == 0 {
+		set.PreviewLinks = 5
+	}
+	if set.PreviewWorkers == 0 {
+		set.PreviewWorkers = 4
+	}
+	set.AppURL = strings.TrimRight(set.AppURL, "/")
+	set.FilesURL = strings.TrimRight(set.FilesURL, "/")
 	policy, err := auth.NewPolicy()
 	if err != nil {
 		// The list is embedded in the binary: failing to read it is a
 		// broken build, not a runtime condition.
 		panic("app: " + err.Error())
 	}
-	if d.PreviewLinks == 0 {
-		d.PreviewLinks = 5
+	a := &App{store: d.Store, log: d.Log, now: d.Now, online: d.Presence, voice: d.Voice, settings: set,
+		events: eventState{bus: d.Bus, members: newMemberCache(d.Bus)},
+		login: loginState{passwords: d.Passwords, policy: policy, captcha: d.Captcha,
+			lastSeen: newLastSeen(d.Store, d.Log.ErrorContext)},
+		mail:  mailState{mailer: d.Mailer, closing: make(chan struct{})},
+		push:  pushState{pusher: d.Pusher},
+		files: fileState{blobs: d.Blobs},
+		sends: sendState{nonces: d.Nonces, slowmodes: d.Slowmodes,
+			writer:       newMessageWriter(d.Store),
+			lastMessages: newLastMessages(d.Store, d.Log.ErrorContext)},
 	}
-	if d.PreviewWorkers == 0 {
-		d.PreviewWorkers = 4
-	}
-	a := &App{store: d.Store, bus: d.Bus, log: d.Log, limits: d.Limits, now: d.Now, online: d.Presence,
-		mailer: d.Mailer, appURL: strings.TrimRight(d.AppURL, "/"), inviteOnly: d.InviteOnly, captcha: d.Captcha,
-		passwords: d.Passwords, policy: policy, blobs: d.Blobs, slowmodes: d.Slowmodes, webhooksOff: d.WebhooksOff, voice: d.Voice,
-		pusher: d.Pusher, filesURL: strings.TrimRight(d.FilesURL, "/"),
-		mailRetry: d.MailRetry, closing: make(chan struct{}), instance: d.Instance,
-		nonces:       d.Nonces,
-		lastMessages: newLastMessages(d.Store, d.Log.ErrorContext),
-		lastSeen:     newLastSeen(d.Store, d.Log.ErrorContext),
-		writer:       newMessageWriter(d.Store),
-	}
-	a.previews = startPreviews(a, d.Previews, d.PreviewLinks, d.PreviewWorkers)
-	a.members = newMemberCache(d.Bus)
+	a.sends.previews = startPreviews(a, d.Previews, set.PreviewLinks, set.PreviewWorkers)
 	if e, ok := d.Presence.(presence.Expiring); ok {
 		e.OnExpire(a.announcePresence)
 	}
 	return a
 }
 
-// Close writes what the app holds back in memory (the channels' newest
-// message ids, sessions' last sightings) to the store. The server calls it after the last request
-// and before closing the store.
+// Close stops the app's background work and writes what it holds back
+// in memory (the channels' newest message ids, sessions' last sightings)
+// to the store. The server calls it after the last request and before
+// closing the store.
 func (a *App) Close() error {
-	a.closeOnce.Do(func() { close(a.closing) })
-	a.mailing.Wait()
-	a.pushing.Wait()
-	a.previews.close()
-	a.lastMessages.Close()
-	a.lastSeen.Close()
-	a.members.close()
+	a.mail.close()
+	a.push.close()
+	a.sends.close()
+	a.login.close()
+	a.events.close()
 	return nil
 }
 

@@ -30,7 +30,7 @@ func newTestApp(t *testing.T) *testApp {
 	t.Cleanup(func() { st.Close() })
 	bus := inproc.New(0)
 	t.Cleanup(func() { bus.Close() })
-	return &testApp{App: New(Deps{Store: st, Bus: bus, Limits: DefaultLimits()}), st: st, bus: bus}
+	return &testApp{App: New(Deps{Store: st, Bus: bus, Settings: Settings{Limits: DefaultLimits()}}), st: st, bus: bus}
 }
 
 // user stores a user and returns its caller.

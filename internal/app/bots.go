@@ -23,7 +23,7 @@ func (a *App) CreateBot(ctx context.Context, c *Caller, data chat.BotCreate) (*c
 	if err != nil {
 		return nil, dbError("fetch bots", err)
 	}
-	if len(owned) >= a.limits.For(c.ID(), a.now()).Bots {
+	if len(owned) >= a.settings.Limits.For(c.ID(), a.now()).Bots {
 		return nil, chat.ErrReachedMaximumBots
 	}
 	if err := validUsername(data.Name); err != nil {

@@ -13,12 +13,12 @@ type Captcha interface {
 
 // checkCaptcha verifies a captcha answer when captcha is on.
 func (a *App) checkCaptcha(ctx context.Context, answer *string) error {
-	if a.captcha == nil {
+	if a.login.captcha == nil {
 		return nil
 	}
 	s := ""
 	if answer != nil {
 		s = *answer
 	}
-	return a.captcha.Verify(ctx, s)
+	return a.login.captcha.Verify(ctx, s)
 }

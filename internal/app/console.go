@@ -89,16 +89,16 @@ func (a *App) AdminOverview(ctx context.Context, c *Caller) (*chat.AdminOverview
 		return nil, err
 	}
 	now := a.now()
-	o := &chat.AdminOverview{AdminStats: *stats, Version: a.instance.Version, Store: a.instance.Store, Bus: a.instance.Bus,
-		InviteOnly: a.inviteOnly, Warnings: []chat.AdminWarning{}}
-	if !a.instance.Started.IsZero() {
-		o.Started = chat.TimeOf(a.instance.Started)
-		o.Uptime = int64(now.Sub(a.instance.Started) / time.Second)
+	o := &chat.AdminOverview{AdminStats: *stats, Version: a.settings.Instance.Version, Store: a.settings.Instance.Store, Bus: a.settings.Instance.Bus,
+		InviteOnly: a.settings.InviteOnly, Warnings: []chat.AdminWarning{}}
+	if !a.settings.Instance.Started.IsZero() {
+		o.Started = chat.TimeOf(a.settings.Instance.Started)
+		o.Uptime = int64(now.Sub(a.settings.Instance.Started) / time.Second)
 	}
-	if a.pusher == nil {
+	if a.push.pusher == nil {
 		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "PushOff", Message: "Push notifications are not configured ([push] vapid keys): people get no notifications while the client is closed."})
 	}
-	if a.mailer == nil {
+	if a.mail.mailer == nil {
 		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "MailOff", Message: "Mail is not configured ([email]): addresses are not verified and nobody can reset a forgotten password by mail."})
 	}
 	if a.voice != nil {
@@ -113,8 +113,8 @@ func (a *App) AdminOverview(ctx context.Context, c *Caller) (*chat.AdminOverview
 			}
 		}
 	}
-	if a.instance.DiskUploads && a.instance.Bus != "" && a.instance.Bus != "inproc" {
-		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "DiskUploadsShared", Message: "Uploads are kept on this node's disk while several nodes share the database (bus " + a.instance.Bus + "): files uploaded through one node are missing on the others. Use S3 storage."})
+	if a.settings.Instance.DiskUploads && a.settings.Instance.Bus != "" && a.settings.Instance.Bus != "inproc" {
+		o.Warnings = append(o.Warnings, chat.AdminWarning{Type: "DiskUploadsShared", Message: "Uploads are kept on this node's disk while several nodes share the database (bus " + a.settings.Instance.Bus + "): files uploaded through one node are missing on the others. Use S3 storage."})
 	}
 	last, err := a.store.FetchAdminActions(ctx, store.AdminActionQuery{Target: backupTarget, Limit: 1})
 	if err != nil {
@@ -350,7 +350,7 @@ func (a *App) AdminRegistrationInvites(ctx context.Context, c *Caller) (*chat.Ad
 	if err != nil {
 		return nil, err
 	}
-	return &chat.AdminInvites{InviteOnly: a.inviteOnly, Invites: orEmpty(invs)}, nil
+	return &chat.AdminInvites{InviteOnly: a.settings.InviteOnly, Invites: orEmpty(invs)}, nil
 }
 
 // AdminDeleteRegistrationInvite revokes a registration invite code that

@@ -29,7 +29,7 @@ func (a *App) CreateEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.
 		if err != nil {
 			return dbError("fetch emojis", err)
 		}
-		if max := a.limits.ServerEmoji; len(existing) >= max {
+		if max := a.settings.Limits.ServerEmoji; len(existing) >= max {
 			return chat.ErrTooManyEmoji(max)
 		}
 		f, err := useFile(ctx, st, string(id), chat.TagEmojis, usedForEmoji, id)

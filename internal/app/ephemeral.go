@@ -15,7 +15,7 @@ const ephemeralBatch = 500
 // uploads, and tells each one's user with MessageDelete. It returns how
 // many it deleted.
 func (a *App) PruneEphemeral(ctx context.Context) (int, error) {
-	before := chat.FirstIDAt(a.now().Add(-a.limits.EphemeralDelay))
+	before := chat.FirstIDAt(a.now().Add(-a.settings.Limits.EphemeralDelay))
 	total := 0
 	for {
 		gone, err := a.store.DeleteEphemeralMessages(ctx, before, ephemeralBatch)

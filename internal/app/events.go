@@ -4,7 +4,17 @@ import (
 	"context"
 
 	"ermine/internal/event"
+	"ermine/internal/pubsub"
 )
+
+// eventState is what publishing needs: the bus, and the cache of member
+// lists an event may change (dropped before the event leaves).
+type eventState struct {
+	bus     pubsub.Bus
+	members *memberCache // encoded member lists of big servers
+}
+
+func (e *eventState) close() { e.members.close() }
 
 // publish encodes ev once and sends it on each topic. The bus delivers at
 // most once and clients recover through a fresh Ready, so a failure to
@@ -17,10 +27,10 @@ func (a *App) publish(ctx context.Context, typ string, ev any, topics ...string)
 	}
 	// Before the frame leaves: a client told of a change must not then
 	// read the member list from before it.
-	a.members.published(typ, f.JSON, topics)
+	a.events.members.published(typ, f.JSON, topics)
 	b := f.Marshal()
 	for _, t := range topics {
-		if err := a.bus.Publish(ctx, t, b); err != nil {
+		if err := a.events.bus.Publish(ctx, t, b); err != nil {
 			a.log.ErrorContext(ctx, "publish event", "type", typ, "topic", t, "err", err)
 		}
 	}

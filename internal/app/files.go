@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"ermine/internal/avatar"
 	"ermine/internal/blob"
 	"ermine/internal/chat"
 	"ermine/internal/store"
@@ -46,6 +47,8 @@ import (
 
 // fileState is the app's bookkeeping for files.
 type fileState struct {
+	blobs    blob.Store      // bytes of uploads and their previews
+	avatars  avatar.Defaults // drawn on first use
 	seed     maphash.Seed
 	locks    [64]sync.Mutex
 	previews singleflight.Group
@@ -87,7 +90,7 @@ func validHash(h string) bool {
 // NotFound for a tag Ermine does not have. The file service uses it to
 // stop reading a body as soon as it is too large.
 func (a *App) FileLimit(tag string) (int64, error) {
-	n, ok := a.limits.Uploads[tag]
+	n, ok := a.settings.Limits.Uploads[tag]
 	if !ok {
 		return 0, chat.ErrNotFound
 	}
@@ -151,7 +154,7 @@ func (a *App) UploadFile(ctx context.Context, c *Caller, up Upload) (*chat.File,
 		if err := allowedKind(up.Tag, rec.Metadata); err != nil {
 			return nil, err
 		}
-		if err := a.blobs.Put(ctx, originalKey(up.Hash), p.Body, p.Size); err != nil {
+		if err := a.files.blobs.Put(ctx, originalKey(up.Hash), p.Body, p.Size); err != nil {
 			return nil, storageError("store upload", err)
 		}
 	case err != nil:
@@ -239,7 +242,7 @@ func (a *App) ServedFile(ctx context.Context, tag, id string) (*chat.FileRecord,
 // OpenFile opens the stored bytes of a file ServedFile returned. Bytes
 // that have gone missing are NotFound (and logged).
 func (a *App) OpenFile(ctx context.Context, f *chat.FileRecord) (blob.Object, error) {
-	o, err := a.blobs.Open(ctx, originalKey(f.Hash))
+	o, err := a.files.blobs.Open(ctx, originalKey(f.Hash))
 	if errors.Is(err, blob.ErrNotFound) {
 		a.log.WarnContext(ctx, "file bytes missing", "file", f.ID, "hash", f.Hash)
 		return nil, chat.ErrNotFound.Wrap(err)
@@ -269,7 +272,7 @@ func (a *App) FilePreview(ctx context.Context, f *chat.FileRecord, variant strin
 		return nil, fmt.Errorf("preview variant %q: %w", variant, blob.ErrInvalidKey)
 	}
 	key := previewKey(f.Hash, variant)
-	o, err := a.blobs.Open(ctx, key)
+	o, err := a.files.blobs.Open(ctx, key)
 	if err == nil {
 		return o, nil
 	}
@@ -292,10 +295,10 @@ func (a *App) FilePreview(ctx context.Context, f *chat.FileRecord, variant strin
 		defer unlock()
 		// A sweep may have removed the original meanwhile; a preview
 		// written now would outlive it.
-		if ok, err := a.blobs.Exists(ctx, originalKey(f.Hash)); err != nil || !ok {
+		if ok, err := a.files.blobs.Exists(ctx, originalKey(f.Hash)); err != nil || !ok {
 			return b, err
 		}
-		if err := a.blobs.Put(ctx, key, bytes.NewReader(b), int64(len(b))); err != nil {
+		if err := a.files.blobs.Put(ctx, key, bytes.NewReader(b), int64(len(b))); err != nil {
 			a.log.WarnContext(ctx, "keep preview", "file", f.ID, "err", err)
 		}
 		return b, nil
@@ -321,7 +324,7 @@ const sweepBatch = 200
 // removed. The server calls it periodically; it is safe to run on every
 // node at once.
 func (a *App) SweepFiles(ctx context.Context) (int, error) {
-	cutoff := chat.TimeOf(a.now().Add(-a.limits.UnusedFileTTL))
+	cutoff := chat.TimeOf(a.now().Add(-a.settings.Limits.UnusedFileTTL))
 	removed := 0
 	for {
 		unused, err := a.store.FetchUnusedFiles(ctx, cutoff, sweepBatch)
@@ -407,12 +410,12 @@ func (a *App) dropUnreferenced(ctx context.Context, hash string) {
 		}
 		return
 	}
-	keys, err := a.blobs.List(ctx, previewPrefix(hash))
+	keys, err := a.files.blobs.List(ctx, previewPrefix(hash))
 	if err != nil {
 		a.log.WarnContext(ctx, "list previews", "hash", hash, "err", err)
 	}
 	for _, k := range append(keys, originalKey(hash)) {
-		if err := a.blobs.Delete(ctx, k); err != nil {
+		if err := a.files.blobs.Delete(ctx, k); err != nil {
 			a.log.WarnContext(ctx, "delete blob", "key", k, "err", err)
 		}
 	}

@@ -41,7 +41,7 @@ func newFileApp(t *testing.T) *fileApp {
 		t.Fatal(err)
 	}
 	fa := &fileApp{blobs: bl, clock: time.Now()}
-	fa.App = New(Deps{Store: st, Blobs: bl, Limits: DefaultLimits(), Now: func() time.Time {
+	fa.App = New(Deps{Store: st, Blobs: bl, Settings: Settings{Limits: DefaultLimits()}, Now: func() time.Time {
 		fa.mu.Lock()
 		defer fa.mu.Unlock()
 		return fa.clock

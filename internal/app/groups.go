@@ -23,7 +23,7 @@ func (a *App) CreateGroup(ctx context.Context, c *Caller, data chat.GroupCreate)
 			members = append(members, u)
 		}
 	}
-	if max := a.limits.GroupSize; len(members) > max {
+	if max := a.settings.Limits.GroupSize; len(members) > max {
 		return nil, chat.ErrGroupTooLarge(max)
 	}
 	for _, u := range members[1:] {
@@ -156,7 +156,7 @@ func (a *App) addToGroup(ctx context.Context, groupID, user chat.ID, sys chat.Sy
 		if ch.HasRecipient(user) {
 			return chat.ErrAlreadyInGroup
 		}
-		if max := a.limits.GroupSize; len(ch.Recipients) >= max {
+		if max := a.settings.Limits.GroupSize; len(ch.Recipients) >= max {
 			return chat.ErrGroupTooLarge(max)
 		}
 		ch.Recipients = append(ch.Recipients, user)

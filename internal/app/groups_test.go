@@ -258,7 +258,7 @@ func TestDeleteDirectChannel(t *testing.T) {
 		if len(types) != 1 || types[0] != "user_left" {
 			t.Errorf("system messages = %v", types)
 		}
-		ta.lastMessages.Flush() // last messages are written in batches
+		ta.sends.lastMessages.Flush() // last messages are written in batches
 		stored, _ := ta.st.FetchChannel(ctx, g.ID)
 		if stored.LastMessageID == nil {
 			t.Error("last message not recorded")

@@ -31,7 +31,7 @@ func TestReadyRecordsLastSeen(t *testing.T) {
 	if err := ta.st.UpdateSession(ctx, &renamed); err != nil {
 		t.Fatal(err)
 	}
-	ta.lastSeen.Flush()
+	ta.login.lastSeen.Flush()
 	got, err := ta.st.FetchSession(ctx, se.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestReadyRecordsLastSeen(t *testing.T) {
 	if _, _, err := ta.Ready(ctx, caller, ReadySections{}); err != nil {
 		t.Fatal(err)
 	}
-	waiting := ta.lastSeen.Pending()
+	waiting := ta.login.lastSeen.Pending()
 	if waiting != 0 {
 		t.Errorf("%d sightings waiting after a Ready within %s of the last", waiting, lastSeenStep)
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"ermine/internal/chat"
@@ -14,6 +15,21 @@ type Mailer interface {
 	Send(ctx context.Context, to, subject, body string) error
 }
 
+// mailState is the app's account mail: the mailer and the retries
+// running in the background.
+type mailState struct {
+	mailer    Mailer         // nil when mail is off
+	retries   sync.WaitGroup // mails being retried
+	closing   chan struct{}  // closed by close: retries give up
+	closeOnce sync.Once
+}
+
+// close makes retries give up and waits for them.
+func (m *mailState) close() {
+	m.closeOnce.Do(func() { close(m.closing) })
+	m.retries.Wait()
+}
+
 // Paths of the web client that take the tokens mailed to users.
 const (
 	verifyPath = "/login/verify/"
@@ -23,12 +39,12 @@ const (
 
 // mailEnabled reports whether account mail is sent; without it accounts
 // are verified at creation and mailed flows are skipped.
-func (a *App) mailEnabled() bool { return a.mailer != nil }
+func (a *App) mailEnabled() bool { return a.mail.mailer != nil }
 
 // send mails to, and maps a failure to the client's EmailFailed (the
 // cause is logged here: the client's error does not carry it).
 func (a *App) send(ctx context.Context, to, subject, body string) error {
-	if err := a.mailer.Send(ctx, to, subject, body); err != nil {
+	if err := a.mail.mailer.Send(ctx, to, subject, body); err != nil {
 		a.log.ErrorContext(ctx, "send mail", "subject", subject, "err", err)
 		return chat.ErrEmailFailed.Wrap(fmt.Errorf("send %q: %w", subject, err))
 	}
@@ -39,27 +55,27 @@ func (a *App) send(ctx context.Context, to, subject, body string) error {
 const mailAttempts = 5
 
 // sendRetrying mails to at once and, when that fails, keeps trying in
-// the background (waiting mailRetry, then twice as long each time) and
+// the background (waiting Settings.MailRetry, then twice as long each time) and
 // logs each failure. It never fails: the change that causes the mail
 // stands, and the user can ask for the mail again meanwhile.
 func (a *App) sendRetrying(ctx context.Context, to, subject, body string) {
-	err := a.mailer.Send(ctx, to, subject, body)
+	err := a.mail.mailer.Send(ctx, to, subject, body)
 	if err == nil {
 		return
 	}
 	a.log.WarnContext(ctx, "send mail: will retry", "subject", subject, "attempt", 1, "err", err)
-	a.mailing.Add(1)
+	a.mail.retries.Add(1)
 	go func() {
-		defer a.mailing.Done()
-		wait := a.mailRetry
+		defer a.mail.retries.Done()
+		wait := a.settings.MailRetry
 		for attempt := 2; attempt <= mailAttempts; attempt++ {
 			select {
 			case <-time.After(wait):
-			case <-a.closing:
+			case <-a.mail.closing:
 				a.log.Warn("send mail: given up at shutdown", "subject", subject, "attempts", attempt-1)
 				return
 			}
-			err := a.mailer.Send(context.Background(), to, subject, body)
+			err := a.mail.mailer.Send(context.Background(), to, subject, body)
 			if err == nil {
 				a.log.Info("send mail: sent on retry", "subject", subject, "attempt", attempt)
 				return
@@ -73,7 +89,7 @@ func (a *App) sendRetrying(ctx context.Context, to, subject, body string) {
 
 func (a *App) verificationBody(token string) string {
 	return "Welcome to Ermine.\r\n\r\nOpen this link within 24 hours to verify your email address:\r\n\r\n" +
-		a.appURL + verifyPath + token + "\r\n\r\nIf you did not create an account, ignore this mail.\r\n"
+		a.settings.AppURL + verifyPath + token + "\r\n\r\nIf you did not create an account, ignore this mail.\r\n"
 }
 
 // verificationSubject is the subject of the verification mail.
@@ -82,13 +98,13 @@ const verificationSubject = "Verify your Ermine account"
 func (a *App) sendEmailChange(ctx context.Context, to, token string) error {
 	return a.send(ctx, to, "Confirm your new Ermine email address",
 		"Open this link within 24 hours to use this address for your Ermine account:\r\n\r\n"+
-			a.appURL+verifyPath+token+"\r\n\r\nIf you did not ask for this, ignore this mail.\r\n")
+			a.settings.AppURL+verifyPath+token+"\r\n\r\nIf you did not ask for this, ignore this mail.\r\n")
 }
 
 func (a *App) sendPasswordReset(ctx context.Context, to, token string) error {
 	return a.send(ctx, to, "Reset your Ermine password",
 		"Open this link within one hour to choose a new password:\r\n\r\n"+
-			a.appURL+resetPath+token+"\r\n\r\nIf you did not ask for this, ignore this mail.\r\n")
+			a.settings.AppURL+resetPath+token+"\r\n\r\nIf you did not ask for this, ignore this mail.\r\n")
 }
 
 // alreadyRegisteredSubject is the subject of the mail to the holder of
@@ -98,12 +114,12 @@ const alreadyRegisteredSubject = "You already have an Ermine account"
 func (a *App) alreadyRegisteredBody(token string) string {
 	return "Someone tried to create an Ermine account with this address, which already has one.\r\n\r\n" +
 		"If you forgot your password, open this link within one hour to choose a new one:\r\n\r\n" +
-		a.appURL + resetPath + token + "\r\n\r\nOtherwise, ignore this mail.\r\n"
+		a.settings.AppURL + resetPath + token + "\r\n\r\nOtherwise, ignore this mail.\r\n"
 }
 
 func (a *App) sendDeletion(ctx context.Context, to, token string) error {
 	return a.send(ctx, to, "Confirm the deletion of your Ermine account",
 		"Open this link within 24 hours to delete your account. Deletion happens a week after you confirm;\r\n"+
 			"until then the account is disabled.\r\n\r\n"+
-			a.appURL+deletePath+token+"\r\n\r\nIf you did not ask for this, change your password now.\r\n")
+			a.settings.AppURL+deletePath+token+"\r\n\r\nIf you did not ask for this, change your password now.\r\n")
 }

@@ -225,7 +225,7 @@ func (a *App) FetchMembersJSON(ctx context.Context, c *Caller, id chat.ID, exclu
 		return nil, err
 	}
 	now := a.now()
-	e := a.members.get(id, now)
+	e := a.events.members.get(id, now)
 	if e == nil {
 		var err error
 		if e, err = a.loadMembers(ctx, id, now); err != nil {
@@ -239,7 +239,7 @@ func (a *App) FetchMembersJSON(ctx context.Context, c *Caller, id chat.ID, exclu
 // server is big.
 func (a *App) loadMembers(ctx context.Context, id chat.ID, now time.Time) (*memberEntry, error) {
 	e, err := a.readMembers(ctx, id, now, false)
-	if err != nil || len(e.members) < memberCacheMin || !a.members.watch(id) {
+	if err != nil || len(e.members) < memberCacheMin || !a.events.members.watch(id) {
 		return e, err
 	}
 	// Read again now that changes made anywhere reach the cache.
@@ -249,8 +249,8 @@ func (a *App) loadMembers(ctx context.Context, id chat.ID, now time.Time) (*memb
 // readMembers reads and encodes server id's list, and with keep stores it
 // unless it changed meanwhile.
 func (a *App) readMembers(ctx context.Context, id chat.ID, now time.Time, keep bool) (*memberEntry, error) {
-	st := a.members.begin(id)
-	defer a.members.end(id)
+	st := a.events.members.begin(id)
+	defer a.events.members.end(id)
 	members, err := a.store.FetchMembers(ctx, id)
 	if err != nil {
 		return nil, dbError("fetch members", err)
@@ -293,7 +293,7 @@ func (a *App) readMembers(ctx context.Context, id chat.ID, now time.Time, keep b
 		e.seen = append(e.seen, both)
 	}
 	if keep {
-		a.members.put(id, e, st)
+		a.events.members.put(id, e, st)
 	}
 	return e, nil
 }

@@ -72,9 +72,9 @@ func TestMemberListCache(t *testing.T) {
 	ta.online.Connect(ctx, callers[4].ID())
 
 	first := ta.membersJSON(t, viewer, sid, false)
-	ta.members.mu.Lock()
-	_, held := ta.members.entries[sid]
-	ta.members.mu.Unlock()
+	ta.events.members.mu.Lock()
+	_, held := ta.events.members.entries[sid]
+	ta.events.members.mu.Unlock()
 	if !held {
 		t.Fatal("the list of a server over the threshold is not kept")
 	}
@@ -173,7 +173,7 @@ func TestMemberListCacheTwoNodes(t *testing.T) {
 	memberCacheMin = 3
 	t.Cleanup(func() { memberCacheMin = old })
 	one := newTestApp(t)
-	two := &testApp{App: New(Deps{Store: one.st, Bus: one.bus, Limits: DefaultLimits()}), st: one.st, bus: one.bus}
+	two := &testApp{App: New(Deps{Store: one.st, Bus: one.bus, Settings: Settings{Limits: DefaultLimits()}}), st: one.st, bus: one.bus}
 	t.Cleanup(func() { two.Close() })
 	ctx := context.Background()
 	owner := one.user(t, "owner")

@@ -209,7 +209,7 @@ func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data 
 	}
 	now := a.now()
 	return a.postMessage(ctx, acc, sender{id: c.ID(), user: c.User, bot: c.User.IsBot(),
-		limits: a.limits.For(c.ID(), now)}, data, key)
+		limits: a.settings.Limits.For(c.ID(), now)}, data, key)
 }
 
 // sender is who posts a message: a user (or bot) or a webhook.
@@ -268,15 +268,15 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		}
 	}
 	if n := len(data.Embeds); n > 0 {
-		if n > a.limits.MessageEmbeds {
-			return nil, chat.ErrTooManyEmbeds(a.limits.MessageEmbeds)
+		if n > a.settings.Limits.MessageEmbeds {
+			return nil, chat.ErrTooManyEmbeds(a.settings.Limits.MessageEmbeds)
 		}
 		if err := perm.Require(acc.perms, perm.SendEmbeds); err != nil {
 			return nil, err
 		}
 	}
-	if len(data.Replies) > a.limits.MessageReplies {
-		return nil, chat.ErrTooManyReplies(a.limits.MessageReplies)
+	if len(data.Replies) > a.settings.Limits.MessageReplies {
+		return nil, chat.ErrTooManyReplies(a.settings.Limits.MessageReplies)
 	}
 	if data.Masquerade != nil {
 		if err := perm.Require(acc.perms, perm.Masquerade); err != nil {
@@ -345,7 +345,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	guard := ""
 	if nonce != "" {
 		guard = string(from.id) + "\x00" + nonce
-		fresh, err := a.nonces.Reserve(ctx, guard)
+		fresh, err := a.sends.nonces.Reserve(ctx, guard)
 		if err != nil {
 			// Refusing every send while the shared store is down would
 			// lose more than a rare duplicate: send without the guard.
@@ -366,14 +366,14 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 	}
 	if err := a.insertMessage(ctx, m, data, tracked); err != nil {
 		if guard != "" {
-			if rerr := a.nonces.Release(context.WithoutCancel(ctx), guard); rerr != nil {
+			if rerr := a.sends.nonces.Release(context.WithoutCancel(ctx), guard); rerr != nil {
 				a.log.WarnContext(ctx, "release nonce", "err", rerr)
 			}
 		}
 		return nil, err
 	}
 	if m.Ephemeral == nil { // the channel's newest message is one everyone sees
-		a.lastMessages.Record(acc.ch.ID, m.ID)
+		a.sends.lastMessages.Record(acc.ch.ID, m.ID)
 		if acc.ch.ChannelType == chat.ChannelDirectMessage && (acc.ch.Active == nil || !*acc.ch.Active) {
 			a.activateDirectMessage(ctx, acc.ch.ID)
 		}
@@ -398,7 +398,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 // transaction; a message with neither is a single write.
 func (a *App) insertMessage(ctx context.Context, m *chat.Message, data chat.MessageSend, tracked []chat.ID) error {
 	if len(data.Attachments) == 0 && len(data.Embeds) == 0 && len(tracked) == 0 {
-		return dbError("insert message", a.writer.Write(m))
+		return dbError("insert message", a.sends.writer.Write(m))
 	}
 	return a.store.InTx(ctx, func(tx store.Store) error {
 		for _, id := range data.Attachments {
@@ -570,7 +570,7 @@ func (a *App) checkInteractions(ctx context.Context, held perm.Set, in *chat.Int
 	if in.RestrictReactions && len(in.Reactions) == 0 {
 		return chat.ErrInvalidProperty
 	}
-	if len(in.Reactions) > a.limits.MessageReactions {
+	if len(in.Reactions) > a.settings.Limits.MessageReactions {
 		return chat.ErrInvalidProperty
 	}
 	if len(in.Reactions) > 0 {
@@ -741,7 +741,7 @@ func (a *App) EditMessage(ctx context.Context, c *Caller, channel, id chat.ID, d
 			return nil, err
 		}
 	}
-	m, err := a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.limits.For(c.ID(), a.now()), data)
+	m, err := a.reviseMessage(ctx, acc.ch.ID, id, c.ID(), a.settings.Limits.For(c.ID(), a.now()), data)
 	if err == nil && data.Content != nil && acc.perms.Has(perm.SendEmbeds) {
 		a.queueLinkEmbeds(ctx, m)
 	}
@@ -829,7 +829,7 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 		return err
 	}
 	// The newest message may still wait in the last-message coalescer.
-	pending := a.lastMessages.Drop(acc.ch.ID, id)
+	pending := a.sends.lastMessages.Drop(acc.ch.ID, id)
 	var newLast *chat.ID
 	recomputed := false
 	topic := event.Of(acc.ch.ID)
@@ -861,7 +861,7 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 	})
 	if err != nil {
 		if pending {
-			a.lastMessages.Record(acc.ch.ID, id)
+			a.sends.lastMessages.Record(acc.ch.ID, id)
 		}
 		return err
 	}

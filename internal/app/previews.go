@@ -79,7 +79,7 @@ func (p *previews) close() {
 // The caller has decided the author may have them (SendEmbeds, or a
 // webhook); messages without links cost nothing.
 func (a *App) queueLinkEmbeds(ctx context.Context, m *chat.Message) {
-	p := a.previews
+	p := a.sends.previews
 	if p == nil || m.Content == nil {
 		return
 	}
@@ -102,7 +102,7 @@ func (a *App) runPreview(ctx context.Context, j previewJob) {
 	var wg sync.WaitGroup
 	for i, link := range j.links {
 		wg.Go(func() {
-			e, err := a.previews.svc.Embed(ctx, link)
+			e, err := a.sends.previews.svc.Embed(ctx, link)
 			if err != nil {
 				a.log.DebugContext(ctx, "link preview", "url", link, "err", err)
 				return

@@ -94,7 +94,7 @@ func TestPreviewsAfterEdit(t *testing.T) {
 	bus := inproc.New(0)
 	t.Cleanup(func() { bus.Close() })
 	g := &gatedPreviewer{started: make(chan string, 16), release: make(chan struct{})}
-	ta := &testApp{App: New(Deps{Store: st, Bus: bus, Limits: DefaultLimits(), Previews: g}), st: st, bus: bus}
+	ta := &testApp{App: New(Deps{Store: st, Bus: bus, Settings: Settings{Limits: DefaultLimits()}, Previews: g}), st: st, bus: bus}
 	t.Cleanup(func() { ta.Close() })
 	ctx := context.Background()
 	me := ta.user(t, "me")

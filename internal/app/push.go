@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"ermine/internal/chat"
@@ -30,6 +31,17 @@ type Pusher interface {
 // about 4 KiB of encrypted payload.
 const pushBodyLength = 500
 
+// pushState is the app's push notifications: the queue they go to and
+// the look-ups (recipients, subscriptions) running in the background.
+type pushState struct {
+	pusher   Pusher         // nil when push is off
+	lookups  sync.WaitGroup // notifications being looked up
+	noMobile sync.Once      // says once that mobile push is not configured
+}
+
+// close waits for the look-ups in flight.
+func (p *pushState) close() { p.lookups.Wait() }
+
 // SubscribePush handles POST /push/subscribe: the session's Web Push
 // subscription is stored, replacing the one it had.
 func (a *App) SubscribePush(ctx context.Context, c *Caller, sub chat.WebPushSubscription) error {
@@ -43,19 +55,19 @@ func (a *App) SubscribePush(ctx context.Context, c *Caller, sub chat.WebPushSubs
 		if sub.Auth == "" || len(sub.Auth) > 4096 || len(sub.P256DH) > 200 {
 			return chat.ErrInvalidProperty
 		}
-		if a.pusher == nil {
-			a.noMobilePush.Do(func() {
+		if a.push.pusher == nil {
+			a.push.noMobile.Do(func() {
 				a.log.WarnContext(ctx, "mobile push subscriptions are stored but not delivered: [push.fcm] and [push.apn] are not configured")
 			})
 		} else {
-			a.pusher.Unconfigured(sub.Endpoint)
+			a.push.pusher.Unconfigured(sub.Endpoint)
 		}
 		return a.setSubscription(ctx, c.Session.ID, "", &sub)
 	}
-	if a.pusher == nil {
+	if a.push.pusher == nil {
 		return chat.ErrFeatureDisabled("features.push")
 	}
-	if len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.pusher.Valid(sub) {
+	if len(sub.P256DH) > 200 || len(sub.Auth) > 200 || !a.push.pusher.Valid(sub) {
 		return chat.ErrInvalidProperty
 	}
 	return a.setSubscription(ctx, c.Session.ID, "", &sub)
@@ -103,7 +115,7 @@ func (a *App) setSubscription(ctx context.Context, session chat.ID, onlyEndpoint
 // every session subscription they have. It runs after the change was
 // stored and published; failures are logged.
 func (a *App) notify(ctx context.Context, users []chat.ID, n chat.PushNotification, mobile *chat.MobilePush) {
-	if a.pusher == nil || len(users) == 0 {
+	if a.push.pusher == nil || len(users) == 0 {
 		return
 	}
 	payload, err := json.Marshal(n)
@@ -122,9 +134,9 @@ func (a *App) notify(ctx context.Context, users []chat.ID, n chat.PushNotificati
 	}
 	// Looking up the sessions is left to a goroutine so that a message to
 	// a large group is not held up; Close waits for it.
-	a.pushing.Add(1)
+	a.push.lookups.Add(1)
 	go func() {
-		defer a.pushing.Done()
+		defer a.push.lookups.Done()
 		a.pushTo(context.WithoutCancel(ctx), away, payload, mobile)
 	}()
 }
@@ -152,11 +164,11 @@ func (a *App) pushTo(ctx context.Context, users []chat.ID, payload []byte, mobil
 				if badged == nil {
 					badged = a.withBadge(ctx, u, mobile, plain)
 				}
-				a.pusher.Push(se.ID, *se.Subscription, badged)
+				a.push.pusher.Push(se.ID, *se.Subscription, badged)
 			case chat.IsMobilePush(se.Subscription.Endpoint):
-				a.pusher.Push(se.ID, *se.Subscription, plain)
+				a.push.pusher.Push(se.ID, *se.Subscription, plain)
 			default:
-				a.pusher.Push(se.ID, *se.Subscription, payload)
+				a.push.pusher.Push(se.ID, *se.Subscription, payload)
 			}
 		}
 	}
@@ -199,12 +211,12 @@ func (a *App) unreadMentions(ctx context.Context, user chat.ID) (int, error) {
 // mention count, to every apn subscription, only while some mention is
 // left unread (a count of zero is not sent). It runs off the request.
 func (a *App) pushBadge(ctx context.Context, user chat.ID) {
-	if a.pusher == nil {
+	if a.push.pusher == nil {
 		return
 	}
-	a.pushing.Add(1)
+	a.push.lookups.Add(1)
 	go func() {
-		defer a.pushing.Done()
+		defer a.push.lookups.Done()
 		ctx := context.WithoutCancel(ctx)
 		sessions, err := a.store.FetchSessions(ctx, user)
 		if err != nil {
@@ -234,15 +246,15 @@ func (a *App) pushBadge(ctx context.Context, user chat.ID) {
 			return
 		}
 		for _, se := range apple {
-			a.pusher.Push(se.ID, *se.Subscription, b)
+			a.push.pusher.Push(se.ID, *se.Subscription, b)
 		}
 	}()
 }
 
 // pushIcon is the address of a user's avatar for a notification.
 func (a *App) pushIcon(u *chat.User) string {
-	if u.Avatar != nil && a.filesURL != "" {
-		return fmt.Sprintf("%s/avatars/%s", a.filesURL, u.Avatar.ID)
+	if u.Avatar != nil && a.settings.FilesURL != "" {
+		return fmt.Sprintf("%s/avatars/%s", a.settings.FilesURL, u.Avatar.ID)
 	}
 	return ""
 }
@@ -260,7 +272,7 @@ func pushName(u *chat.User) string {
 // users it mentions. Messages sent with SuppressNotifications push
 // nothing.
 func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Message, from sender, mentions []chat.ID) {
-	if a.pusher == nil || m.Flags&chat.MessageFlagSuppressNotifications != 0 {
+	if a.push.pusher == nil || m.Flags&chat.MessageFlagSuppressNotifications != 0 {
 		return
 	}
 	var to []chat.ID
@@ -297,20 +309,20 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 		author, icon = pushName(from.user), a.pushIcon(from.user)
 	case from.webhook != nil:
 		author = from.webhook.Name
-		if from.webhook.Avatar != nil && a.filesURL != "" {
-			icon = fmt.Sprintf("%s/avatars/%s", a.filesURL, *from.webhook.Avatar)
+		if from.webhook.Avatar != nil && a.settings.FilesURL != "" {
+			icon = fmt.Sprintf("%s/avatars/%s", a.settings.FilesURL, *from.webhook.Avatar)
 		}
 	}
 	n := chat.PushNotification{Type: "Message", Author: author, Icon: icon, Body: body,
 		Tag: string(ch.ID), Timestamp: m.ID.Time().UnixMilli(), Channel: ch.ID, Message: m.ID}
 	if ch.Server != "" {
-		n.URL = fmt.Sprintf("%s/server/%s/channel/%s/%s", a.appURL, ch.Server, ch.ID, m.ID)
+		n.URL = fmt.Sprintf("%s/server/%s/channel/%s/%s", a.settings.AppURL, ch.Server, ch.ID, m.ID)
 	} else {
-		n.URL = fmt.Sprintf("%s/channel/%s/%s", a.appURL, ch.ID, m.ID)
+		n.URL = fmt.Sprintf("%s/channel/%s/%s", a.settings.AppURL, ch.ID, m.ID)
 	}
 	for _, f := range m.Attachments {
-		if f.Metadata.Type == "Image" && a.filesURL != "" {
-			n.Image = fmt.Sprintf("%s/attachments/%s", a.filesURL, f.ID)
+		if f.Metadata.Type == "Image" && a.settings.FilesURL != "" {
+			n.Image = fmt.Sprintf("%s/attachments/%s", a.settings.FilesURL, f.ID)
 			break
 		}
 	}
@@ -321,7 +333,7 @@ func (a *App) notifyMessage(ctx context.Context, ch *chat.Channel, m *chat.Messa
 
 // notifyFriendRequest pushes a friend request, or its acceptance, to to.
 func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.ID, accepted bool) {
-	if a.pusher == nil {
+	if a.push.pusher == nil {
 		return
 	}
 	body := "sent you a friend request"
@@ -337,14 +349,14 @@ func (a *App) notifyFriendRequest(ctx context.Context, from *chat.User, to chat.
 		name = *from.DisplayName
 	}
 	a.notify(ctx, []chat.ID{to}, chat.PushNotification{Type: "FriendRequest", Author: pushName(from), Icon: a.pushIcon(from),
-		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.appURL + "/friends"},
+		Body: body, Tag: "friend:" + string(from.ID), Timestamp: a.now().UnixMilli(), URL: a.settings.AppURL + "/friends"},
 		&chat.MobilePush{Type: kind, UserID: from.ID, Username: name})
 }
 
 // notifyCall pushes a call that starts in a direct message or group to
 // its other recipients who are away.
 func (a *App) notifyCall(ctx context.Context, ch *chat.Channel, initiator chat.ID) {
-	if a.pusher == nil {
+	if a.push.pusher == nil {
 		return
 	}
 	from, err := a.store.FetchUser(ctx, initiator)
@@ -361,7 +373,7 @@ func (a *App) notifyCall(ctx context.Context, ch *chat.Channel, initiator chat.I
 	now := a.now()
 	a.notify(ctx, to, chat.PushNotification{Type: "Call", Author: pushName(from), Icon: a.pushIcon(from),
 		Body: "is calling you", Tag: "call:" + string(ch.ID), Timestamp: now.UnixMilli(),
-		URL: fmt.Sprintf("%s/channel/%s", a.appURL, ch.ID), Channel: ch.ID},
+		URL: fmt.Sprintf("%s/channel/%s", a.settings.AppURL, ch.ID), Channel: ch.ID},
 		&chat.MobilePush{Type: chat.PushDMCall, InitiatorID: initiator, ChannelID: ch.ID,
 			StartedAt: now.UTC().Format(time.RFC3339Nano), RingSeconds: int(voiceRingTime / time.Second)})
 }

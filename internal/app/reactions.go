@@ -90,7 +90,7 @@ func (a *App) ReactMessage(ctx context.Context, c *Caller, channel, id chat.ID, 
 			return chat.ErrInvalidOperation
 		}
 		users, exists := m.Reactions[e]
-		if !exists && len(m.Reactions) >= a.limits.MessageReactions {
+		if !exists && len(m.Reactions) >= a.settings.Limits.MessageReactions {
 			return chat.ErrInvalidOperation
 		}
 		if slices.Contains(users, c.ID()) {

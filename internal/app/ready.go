@@ -206,7 +206,7 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 	if se := caller.Session; se != nil && (se.LastSeen == nil || a.now().Sub(se.LastSeen.Time) >= lastSeenStep) {
 		now := chat.TimeOf(a.now())
 		se.LastSeen = &now
-		a.lastSeen.Record(se.ID, now)
+		a.login.lastSeen.Record(se.ID, now)
 	}
 	return ev, scope, nil
 }

@@ -107,7 +107,7 @@ func (a *App) checkOutgoingLimit(ctx context.Context, st store.Store, user chat.
 			n++
 		}
 	}
-	if max := a.limits.For(user, a.now()).OutgoingFriendRequests; n >= max {
+	if max := a.settings.Limits.For(user, a.now()).OutgoingFriendRequests; n >= max {
 		return chat.ErrTooManyPendingFriendRequests(max)
 	}
 	return nil

@@ -40,7 +40,7 @@ func (a *App) CreateRole(ctx context.Context, c *Caller, id chat.ID, data chat.R
 			return err
 		}
 		s := x.server
-		if max := a.limits.ServerRoles; len(s.Roles) >= max {
+		if max := a.settings.Limits.ServerRoles; len(s.Roles) >= max {
 			return chat.ErrTooManyRoles(max)
 		}
 		// The new role ranks below all others. Ranks are not re-packed on

@@ -161,7 +161,7 @@ func (a *App) checkServerLimit(ctx context.Context, st store.Store, u *chat.User
 	if err != nil {
 		return dbError("fetch memberships", err)
 	}
-	if max := a.limits.For(u.ID, a.now()).Servers; len(ms) >= max {
+	if max := a.settings.Limits.For(u.ID, a.now()).Servers; len(ms) >= max {
 		return chat.ErrTooManyServers(max)
 	}
 	return nil

@@ -16,7 +16,7 @@ func (a *App) CreateServer(ctx context.Context, c *Caller, data chat.ServerCreat
 	if c.IsBot() {
 		return nil, chat.ErrIsBot
 	}
-	if a.limits.RestrictServerCreation && !c.User.Privileged {
+	if a.settings.Limits.RestrictServerCreation && !c.User.Privileged {
 		return nil, chat.ErrCantCreateServers
 	}
 	sid, cid := chat.NewID(), chat.NewID()
@@ -383,7 +383,7 @@ func (a *App) CreateServerChannel(ctx context.Context, c *Caller, id chat.ID, da
 		if err := x.require(perm.ManageChannel); err != nil {
 			return err
 		}
-		if max := a.limits.ServerChannels; len(x.server.Channels) >= max {
+		if max := a.settings.Limits.ServerChannels; len(x.server.Channels) >= max {
 			return chat.ErrTooManyChannels(max)
 		}
 		if err := st.InsertChannel(ctx, ch); err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"ermine/internal/auth"
+	"ermine/internal/batch"
 	"ermine/internal/chat"
 	"ermine/internal/event"
 	"ermine/internal/store"
@@ -48,13 +50,31 @@ func (a *App) recordFailure(ctx context.Context, id chat.ID) error {
 	})
 }
 
+// loginState is what logging in and keeping sessions need: password
+// hashing and policy, the captcha, and sessions' last sightings written
+// behind.
+type loginState struct {
+	passwords *auth.Hasher
+	policy    *auth.Policy
+	captcha   Captcha // nil when captcha is off
+
+	dummyOnce sync.Once // dummy is made on the first login of an unknown address
+	dummy     string
+	dummyErr  error
+
+	lastSeen *batch.Coalescer[chat.ID, chat.Time] // sessions' last sightings, written in batches
+}
+
+// close writes the last sightings held back.
+func (l *loginState) close() { l.lastSeen.Close() }
+
 // dummyHash is verified against when a login names an unknown address,
 // so that the answer takes as long as for a known one.
 func (a *App) dummyHash(ctx context.Context) (string, error) {
-	a.dummyOnce.Do(func() {
-		a.dummy, a.dummyErr = a.passwords.Hash(context.WithoutCancel(ctx), auth.NewEmailToken())
+	a.login.dummyOnce.Do(func() {
+		a.login.dummy, a.login.dummyErr = a.login.passwords.Hash(context.WithoutCancel(ctx), auth.NewEmailToken())
 	})
-	return a.dummy, a.dummyErr
+	return a.login.dummy, a.login.dummyErr
 }
 
 // Login handles POST /auth/session/login. The first form checks email
@@ -107,7 +127,7 @@ func (a *App) loginWithPassword(ctx context.Context, d chat.Login) (*chat.Accoun
 		if err != nil {
 			return nil, fmt.Errorf("dummy hash: %w", err)
 		}
-		if _, err := a.passwords.Verify(ctx, d.Password, dummy); err != nil {
+		if _, err := a.login.passwords.Verify(ctx, d.Password, dummy); err != nil {
 			return nil, fmt.Errorf("dummy verify: %w", err)
 		}
 		return nil, chat.ErrInvalidCredentials
@@ -130,7 +150,7 @@ func (a *App) loginWithPassword(ctx context.Context, d chat.Login) (*chat.Accoun
 	}
 	// The password rules apply at login too, so a password that has since
 	// joined the compromised list must be changed (by a reset).
-	if err := a.policy.Check(d.Password); err != nil {
+	if err := a.login.policy.Check(d.Password); err != nil {
 		return nil, err
 	}
 	if !acc.Verified {
@@ -145,14 +165,14 @@ func (a *App) loginWithPassword(ctx context.Context, d chat.Login) (*chat.Accoun
 // loginSucceeded clears the failure count and replaces a hash made with
 // outdated parameters.
 func (a *App) loginSucceeded(ctx context.Context, acc *chat.Account, password string) error {
-	rehash := password != "" && a.passwords.Outdated(acc.PasswordHash)
+	rehash := password != "" && a.login.passwords.Outdated(acc.PasswordHash)
 	if acc.Lockout == nil && !rehash {
 		return nil
 	}
 	var hash string
 	if rehash {
 		var err error
-		if hash, err = a.passwords.Hash(ctx, password); err != nil {
+		if hash, err = a.login.passwords.Hash(ctx, password); err != nil {
 			return fmt.Errorf("rehash password: %w", err)
 		}
 	}

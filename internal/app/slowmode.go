@@ -20,7 +20,7 @@ func (a *App) checkSlowmode(ctx context.Context, user chat.ID, ch *chat.Channel,
 		return nil
 	}
 	d := time.Duration(*ch.Slowmode) * time.Second
-	w, err := a.slowmodes.Start(ctx, user, ch.ID, d)
+	w, err := a.sends.slowmodes.Start(ctx, user, ch.ID, d)
 	if err != nil {
 		a.log.WarnContext(ctx, "slowmode: sending without it", "channel", ch.ID, "err", err)
 		return nil
@@ -37,7 +37,7 @@ func (a *App) checkSlowmode(ctx context.Context, user chat.ID, ch *chat.Channel,
 // UserSlowmodes returns the UserSlowmodes event of user's open windows,
 // or nil when none is open. The gateway sends it right after Ready.
 func (a *App) UserSlowmodes(ctx context.Context, user chat.ID) (*chat.UserSlowmodesEvent, error) {
-	open, err := a.slowmodes.Open(ctx, user)
+	open, err := a.sends.slowmodes.Open(ctx, user)
 	if err != nil || len(open) == 0 {
 		return nil, err
 	}

@@ -24,10 +24,10 @@ func (a *App) systemMessage(ctx context.Context, channel chat.ID, sys chat.Syste
 	id := chat.NewIDAt(a.now())
 	nonce := string(id)
 	m := &chat.Message{ID: id, Nonce: &nonce, Channel: channel, Author: chat.SystemID, System: &sys}
-	if err := a.writer.Write(m); err != nil {
+	if err := a.sends.writer.Write(m); err != nil {
 		return nil, dbError("insert system message", err)
 	}
-	a.lastMessages.Record(channel, m.ID)
+	a.sends.lastMessages.Record(channel, m.ID)
 	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(channel))
 	return m, nil
 }

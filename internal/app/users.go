@@ -450,5 +450,5 @@ func (a *App) fetchUserWith(ctx context.Context, c *Caller, id chat.ID, need per
 // DefaultAvatar returns the PNG picture of a user without an avatar. It
 // needs no user to exist: the picture depends on the id alone.
 func (a *App) DefaultAvatar(id string) ([]byte, error) {
-	return a.avatars.PNG(id)
+	return a.files.avatars.PNG(id)
 }

@@ -383,10 +383,10 @@ func (a *App) callStarted(ctx context.Context, ch *chat.Channel, call *chat.Voic
 	sys := chat.SystemMessage{Type: sysCallStarted, By: call.Initiator}
 	nonce := string(call.Message)
 	m := &chat.Message{ID: call.Message, Nonce: &nonce, Channel: ch.ID, Author: chat.SystemID, System: &sys}
-	if err := a.writer.Write(m); err != nil {
+	if err := a.sends.writer.Write(m); err != nil {
 		a.log.ErrorContext(ctx, "insert call_started", "channel", ch.ID, "err", err)
 	} else {
-		a.lastMessages.Record(ch.ID, m.ID)
+		a.sends.lastMessages.Record(ch.ID, m.ID)
 		a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(ch.ID))
 	}
 	if ch.IsServerChannel() {

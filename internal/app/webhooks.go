@@ -22,7 +22,7 @@ const webhookTokenLength = 64
 // webhooksOn refuses every webhook use case when the instance turned
 // webhooks off ([webhooks] enabled = false).
 func (a *App) webhooksOn() error {
-	if a.webhooksOff {
+	if a.settings.WebhooksOff {
 		return chat.ErrFeatureDisabled("webhooks")
 	}
 	return nil
@@ -316,7 +316,7 @@ func (a *App) webhookChannel(ctx context.Context, w *chat.Webhook) (*channelAcce
 // webhookSender is how a webhook posts: under its own id with its name
 // and avatar, held to the default user limits.
 func (a *App) webhookSender(w *chat.Webhook) sender {
-	return sender{id: w.ID, webhook: w.MessageAuthor(), limits: a.limits.Default}
+	return sender{id: w.ID, webhook: w.MessageAuthor(), limits: a.settings.Limits.Default}
 }
 
 // ExecuteWebhook posts a message as the webhook
@@ -374,7 +374,7 @@ func (a *App) EditWebhookMessage(ctx context.Context, id chat.ID, token string, 
 			return nil, err
 		}
 	}
-	m, err := a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.limits.Default, data)
+	m, err := a.reviseMessage(ctx, w.ChannelID, message, w.ID, a.settings.Limits.Default, data)
 	if err == nil && data.Content != nil {
 		a.queueLinkEmbeds(ctx, m) // always for webhooks
 	}

@@ -7,6 +7,8 @@ import (
 
 	"ermine/internal/batch"
 	"ermine/internal/chat"
+	"ermine/internal/nonce"
+	"ermine/internal/slowmode"
 	"ermine/internal/store"
 )
 
@@ -76,6 +78,24 @@ const maxWriteBatch = 128
 func newMessageWriter(s store.Store) *batch.GroupCommit[*chat.Message] {
 	return &batch.GroupCommit[*chat.Message]{Max: maxWriteBatch, Timeout: 30 * time.Second,
 		One: s.InsertMessage, All: s.InsertMessages}
+}
+
+// sendState is what sending a message needs beside the store: nonces
+// and slowmode (shared between nodes), the group commit of new messages,
+// the channels' newest messages written behind, and the preview workers.
+type sendState struct {
+	nonces       nonce.Guard                        // recent idempotency keys of sent messages
+	slowmodes    slowmode.Windows                   // slowmode windows
+	writer       *batch.GroupCommit[*chat.Message]  // group commit of new messages
+	lastMessages *batch.Coalescer[chat.ID, chat.ID] // channels' newest messages, written in batches
+	previews     *previews                          // link preview workers; nil when off
+}
+
+// close stops the preview workers and writes the newest messages held
+// back.
+func (s *sendState) close() {
+	s.previews.close()
+	s.lastMessages.Close()
 }
 
 // logFunc is the app log's error method.

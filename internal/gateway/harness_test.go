@@ -57,7 +57,7 @@ func newHarness(t testing.TB, opts gateway.Options) *harness {
 // sharing both behave like a cluster.
 func newNode(t testing.TB, st store.Store, bus pubsub.Bus, opts gateway.Options) *harness {
 	t.Helper()
-	a := app.New(app.Deps{Store: st, Bus: bus, Limits: app.DefaultLimits()})
+	a := app.New(app.Deps{Store: st, Bus: bus, Settings: app.Settings{Limits: app.DefaultLimits()}})
 	opts.App, opts.Bus = a, bus
 	gw, err := gateway.New(opts)
 	if err != nil {

@@ -100,8 +100,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger) (*Admin
 		ad.close = append(ad.close, bus.Close)
 	}
 	public := cfg.PublicURLs(cfg.Listen)
-	ad.App = app.New(app.Deps{Store: st, Bus: bus, Log: log, Limits: appLimits(cfg), AppURL: public.AppURL,
-		Passwords: passwordHasher(cfg.Passwords)})
+	ad.App = app.New(app.Deps{Store: st, Bus: bus, Log: log, Passwords: passwordHasher(cfg.Passwords),
+		Settings: app.Settings{Limits: appLimits(cfg), AppURL: public.AppURL}})
 	return ad, nil
 }
 

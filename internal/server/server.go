@@ -169,19 +169,20 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log, Limits: appLimits(cfg),
-		AppURL: public.AppURL, InviteOnly: cfg.Registration.InviteOnly, Passwords: passwordHasher(cfg.Passwords),
-		WebhooksOff: !cfg.Webhooks.Enabled,
-		Presence:    state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes,
-		Instance: app.Instance{Version: ReleaseVersion(), Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
-			DiskUploads: cfg.Files.Backend != config.FilesS3}}
+	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log,
+		Presence: state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes,
+		Passwords: passwordHasher(cfg.Passwords),
+		Settings: app.Settings{Limits: appLimits(cfg), AppURL: public.AppURL,
+			InviteOnly: cfg.Registration.InviteOnly, WebhooksOff: !cfg.Webhooks.Enabled,
+			Instance: app.Instance{Version: ReleaseVersion(), Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
+				DiskUploads: cfg.Files.Backend != config.FilesS3}}}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
 		if err != nil {
 			return nil, err
 		}
-		deps.Mailer, deps.MailRetry = m, cfg.Email.RetryDelay
+		deps.Mailer, deps.Settings.MailRetry = m, cfg.Email.RetryDelay
 	}
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &captcha.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
@@ -193,7 +194,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 			return nil, err
 		}
 		deps.Pusher = p
-		deps.FilesURL = public.FilesURL
+		deps.Settings.FilesURL = public.FilesURL
 	}
 	if cfg.Voice.Enabled && len(cfg.Voice.Nodes) > 0 {
 		nodes := make([]voice.Node, 0, len(cfg.Voice.Nodes))
@@ -216,7 +217,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 			HTMLBytes: e.HTMLBytes, MediaBytes: e.MediaBytes, YouTubeOEmbed: e.YouTubeOEmbed,
 			ProxyCacheEntries: e.ProxyCacheEntries, FFprobe: ffprobe, Log: log,
 		})
-		deps.Previews, deps.PreviewLinks, deps.PreviewWorkers = previews, e.Links, e.Workers
+		deps.Previews, deps.Settings.PreviewLinks, deps.Settings.PreviewWorkers = previews, e.Links, e.Workers
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
