@@ -632,7 +632,7 @@ func (a *App) purgeAccount(ctx context.Context, id chat.ID) error {
 			a.log.ErrorContext(ctx, "view deleted user", "err", err)
 			continue
 		}
-		a.publish(ctx, chat.EvUserRelationship, chat.UserRelationshipEvent{
+		a.publish(ctx, chat.UserRelationshipEvent{
 			Type: chat.EvUserRelationship, ID: other, User: seen, Status: chat.RelationNone,
 		}, event.Private(other))
 	}
@@ -663,7 +663,7 @@ func (a *App) anonymise(ctx context.Context, tx store.Store, u *chat.User) (*cha
 // publishSessionsDeleted tells the user's connections that their
 // sessions ended, all but except when it is set.
 func (a *App) publishSessionsDeleted(ctx context.Context, user chat.ID, except *chat.ID) {
-	a.publish(ctx, chat.EvAuth, chat.AuthEvent{
+	a.publish(ctx, chat.AuthEvent{
 		Type: chat.EvAuth, EventType: chat.AuthDeleteAllSessions, UserID: user, ExcludeSessionID: except,
 	}, event.Private(user))
 }

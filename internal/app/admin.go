@@ -353,7 +353,7 @@ func (a *App) AdminWipeUser(ctx context.Context, c *Caller, id chat.ID, mode str
 		}
 	}
 	eventID := string(chat.NewID())
-	a.publish(ctx, chat.EvUserPlatformWipe, chat.UserPlatformWipeEvent{Type: chat.EvUserPlatformWipe,
+	a.publish(ctx, chat.UserPlatformWipeEvent{Type: chat.EvUserPlatformWipe,
 		UserID: id, Flags: u.Flags | flag, EventID: &eventID}, dedupeTopics(topics)...)
 	a.recordAdmin(ctx, c, AdminWipeUser, string(id), map[string]any{"mode": mode})
 	return nil
@@ -556,7 +556,7 @@ func (a *App) adminDeleteMessage(ctx context.Context, id chat.ID) error {
 	if err != nil || channel == "" {
 		return err
 	}
-	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: channel},
+	a.publish(ctx, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: channel},
 		event.Of(channel))
 	return nil
 }
@@ -586,7 +586,7 @@ func (a *App) adminDeleteServer(ctx context.Context, id chat.ID) error {
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvServerDelete, chat.IDEvent{Type: chat.EvServerDelete, ID: id}, event.Of(id))
+	a.publish(ctx, chat.IDEvent{Type: chat.EvServerDelete, ID: id}, event.Of(id))
 	return nil
 }
 

@@ -177,7 +177,7 @@ func (a *App) EditBot(ctx context.Context, c *Caller, id chat.ID, data chat.BotE
 		}
 	}
 	if resetToken {
-		a.publish(ctx, chat.EvLogout, chat.TypeOnly{Type: chat.EvLogout}, event.Private(bot.ID))
+		a.publish(ctx, chat.TypeOnly{Type: chat.EvLogout}, event.Private(bot.ID))
 	}
 	seen, err := a.viewUser(ctx, c.User, u)
 	if err != nil {
@@ -224,7 +224,7 @@ func (a *App) DeleteBot(ctx context.Context, c *Caller, id chat.ID) error {
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvLogout, chat.TypeOnly{Type: chat.EvLogout}, event.Private(id))
+	a.publish(ctx, chat.TypeOnly{Type: chat.EvLogout}, event.Private(id))
 	a.disconnectUserEverywhere(ctx, id)
 	return a.publishUserUpdate(ctx, id, chat.Partial{"username": u.Username, "flags": u.Flags}, slices.Clone(deletedBotClear))
 }

@@ -123,7 +123,7 @@ func (a *App) editServerChannel(ctx context.Context, c *Caller, server, id chat.
 		return nil, err
 	}
 	if len(changed) > 0 || len(clear) > 0 {
-		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
+		a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 			Data: changed, Clear: clear}, event.Of(server))
 	}
 	return ch, nil
@@ -192,11 +192,11 @@ func (a *App) deleteServerChannel(ctx context.Context, c *Caller, server, id cha
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvChannelDelete, chat.IDEvent{Type: chat.EvChannelDelete, ID: id}, event.Of(server))
+	a.publish(ctx, chat.IDEvent{Type: chat.EvChannelDelete, ID: id}, event.Of(server))
 	a.closeVoiceChannels(ctx, id)
 	// The server's references to the channel are gone too; say so, so
 	// clients do not keep a dangling id in the channel list or categories.
-	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: server,
+	a.publish(ctx, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: server,
 		Data: changed, Clear: []string{}}, event.Of(server))
 	return nil
 }
@@ -243,7 +243,7 @@ func (a *App) SetChannelRolePermissions(ctx context.Context, c *Caller, id, role
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
+	a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 		Data: chat.Partial{"role_permissions": ch.RolePermissions}, Clear: []string{}}, event.Of(ch.Server))
 	a.syncChannelVoice(ctx, id)
 	return ch, nil
@@ -288,7 +288,7 @@ func (a *App) SetChannelDefaultPermissions(ctx context.Context, c *Caller, id ch
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
+	a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 		Data: chat.Partial{"default_permissions": next}, Clear: []string{}}, event.Of(ch.Server))
 	a.syncChannelVoice(ctx, id)
 	return ch, nil

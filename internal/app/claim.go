@@ -145,10 +145,10 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 		}
 		res.Memberships++
 		if joined != nil {
-			a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
+			a.publish(ctx, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
 				ID: m.ID.Server, User: real.ID, Member: joined}, event.Of(m.ID.Server))
 		}
-		a.publish(ctx, chat.EvServerMemberLeave, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
+		a.publish(ctx, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
 			ID: m.ID.Server, User: imp.ID, Reason: chat.LeaveReasonLeave}, event.Of(m.ID.Server))
 	}
 

@@ -305,7 +305,7 @@ func (a *App) AdminTransferServer(ctx context.Context, c *Caller, id, owner chat
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
+	a.publish(ctx, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 		Data: chat.Partial{"owner": owner}, Clear: []string{}}, event.Of(id))
 	a.syncServerVoice(ctx, id)
 	a.recordAdmin(ctx, c, AdminTransferServer, string(id), map[string]any{"from": from, "to": owner})

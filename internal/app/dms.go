@@ -67,7 +67,7 @@ func (a *App) OpenDM(ctx context.Context, c *Caller, id chat.ID) (*chat.Channel,
 		}
 		return nil, dbError("insert channel", err)
 	}
-	a.publish(ctx, chat.EvChannelCreate, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch},
+	a.publish(ctx, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch},
 		event.Private(c.ID()), event.Private(id))
 	return ch, nil
 }
@@ -118,7 +118,7 @@ func (a *App) activateDirectMessage(ctx context.Context, id chat.ID) {
 		return
 	}
 	if changed {
-		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
+		a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: id,
 			Data: chat.Partial{"active": true}, Clear: []string{}}, event.Of(id))
 	}
 }

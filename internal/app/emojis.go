@@ -47,7 +47,7 @@ func (a *App) CreateEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvEmojiCreate, chat.EmojiCreateEvent{Type: chat.EvEmojiCreate, Emoji: e}, event.Of(sid))
+	a.publish(ctx, chat.EmojiCreateEvent{Type: chat.EvEmojiCreate, Emoji: e}, event.Of(sid))
 	return e, nil
 }
 
@@ -90,7 +90,7 @@ func (a *App) EditEmoji(ctx context.Context, c *Caller, id chat.ID, data chat.Em
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvEmojiUpdate, chat.EmojiUpdateEvent{Type: chat.EvEmojiUpdate, ID: id,
+	a.publish(ctx, chat.EmojiUpdateEvent{Type: chat.EvEmojiUpdate, ID: id,
 		Data: chat.Partial{"name": e.Name}}, event.Of(e.Parent.ID))
 	return e, nil
 }
@@ -129,7 +129,7 @@ func (a *App) DeleteEmoji(ctx context.Context, c *Caller, id chat.ID) error {
 		return err
 	}
 	if e.Parent.Type == chat.EmojiParentServer {
-		a.publish(ctx, chat.EvEmojiDelete, chat.IDEvent{Type: chat.EvEmojiDelete, ID: id}, event.Of(e.Parent.ID))
+		a.publish(ctx, chat.IDEvent{Type: chat.EvEmojiDelete, ID: id}, event.Of(e.Parent.ID))
 	}
 	return nil
 }

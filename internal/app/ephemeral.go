@@ -30,7 +30,7 @@ func (a *App) PruneEphemeral(ctx context.Context) (int, error) {
 			return total, err
 		}
 		for _, m := range gone {
-			a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: m.ID, Channel: m.Channel},
+			a.publish(ctx, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: m.ID, Channel: m.Channel},
 				messageTopic(m))
 		}
 		total += len(gone)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"ermine/internal/chat"
 	"ermine/internal/event"
 	"ermine/internal/pubsub"
 )
@@ -19,7 +20,8 @@ func (e *eventState) close() { e.members.close() }
 // publish encodes ev once and sends it on each topic. The bus delivers at
 // most once and clients recover through a fresh Ready, so a failure to
 // publish is logged, not returned: the change it reports has happened.
-func (a *App) publish(ctx context.Context, typ string, ev any, topics ...string) {
+func (a *App) publish(ctx context.Context, ev chat.Event, topics ...string) {
+	typ := ev.Kind()
 	f, err := event.Encode(typ, ev)
 	if err != nil {
 		a.log.ErrorContext(ctx, "encode event", "type", typ, "err", err)

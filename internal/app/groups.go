@@ -54,7 +54,7 @@ func (a *App) CreateGroup(ctx context.Context, c *Caller, data chat.GroupCreate)
 	for i, u := range members {
 		topics[i] = event.Private(u)
 	}
-	a.publish(ctx, chat.EvChannelCreate, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch}, topics...)
+	a.publish(ctx, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch}, topics...)
 	return ch, nil
 }
 
@@ -165,7 +165,7 @@ func (a *App) addToGroup(ctx context.Context, groupID, user chat.ID, sys chat.Sy
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvChannelGroupJoin, chat.ChannelUserEvent{Type: chat.EvChannelGroupJoin, ID: ch.ID, User: user},
+	a.publish(ctx, chat.ChannelUserEvent{Type: chat.EvChannelGroupJoin, ID: ch.ID, User: user},
 		event.Of(ch.ID))
 	if _, err := a.systemMessage(ctx, ch.ID, sys); err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (a *App) addToGroup(ctx context.Context, groupID, user chat.ID, sys chat.Sy
 	if fresh, err := a.store.FetchChannel(ctx, ch.ID); err == nil {
 		ch = fresh // with the system message as its last message
 	}
-	a.publish(ctx, chat.EvChannelCreate, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch},
+	a.publish(ctx, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch},
 		event.Private(user))
 	return ch, nil
 }
@@ -207,7 +207,7 @@ func (a *App) RemoveGroupMember(ctx context.Context, c *Caller, groupID, userID 
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvChannelGroupLeave, chat.ChannelUserEvent{Type: chat.EvChannelGroupLeave, ID: groupID, User: userID},
+	a.publish(ctx, chat.ChannelUserEvent{Type: chat.EvChannelGroupLeave, ID: groupID, User: userID},
 		event.Of(groupID))
 	_, err = a.systemMessage(ctx, groupID, chat.SystemMessage{Type: sysUserRemove, ID: userID, By: c.ID()})
 	a.disconnectUserFrom(ctx, userID, "", groupID)
@@ -312,7 +312,7 @@ func (a *App) editGroup(ctx context.Context, c *Caller, ch *chat.Channel, data c
 			return nil, err
 		}
 	}
-	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID, Data: changed, Clear: clear},
+	a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID, Data: changed, Clear: clear},
 		event.Of(ch.ID))
 	if fresh, err := a.store.FetchChannel(ctx, ch.ID); err == nil {
 		updated = fresh
@@ -347,7 +347,7 @@ func (a *App) deleteDirectChannel(ctx context.Context, c *Caller, ch *chat.Chann
 		if err != nil {
 			return err
 		}
-		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
+		a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
 			Data: chat.Partial{"active": false}, Clear: []string{}}, event.Of(ch.ID))
 		return nil
 	case chat.ChannelGroup:
@@ -393,13 +393,13 @@ func (a *App) leaveGroup(ctx context.Context, c *Caller, groupID chat.ID, silent
 		return err
 	}
 	if deleted {
-		a.publish(ctx, chat.EvChannelDelete, chat.IDEvent{Type: chat.EvChannelDelete, ID: groupID}, event.Of(groupID))
+		a.publish(ctx, chat.IDEvent{Type: chat.EvChannelDelete, ID: groupID}, event.Of(groupID))
 		return nil
 	}
-	a.publish(ctx, chat.EvChannelGroupLeave, chat.ChannelUserEvent{Type: chat.EvChannelGroupLeave, ID: groupID, User: c.ID()},
+	a.publish(ctx, chat.ChannelUserEvent{Type: chat.EvChannelGroupLeave, ID: groupID, User: c.ID()},
 		event.Of(groupID))
 	if g.Owner != oldOwner {
-		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: groupID,
+		a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: groupID,
 			Data: chat.Partial{"owner": g.Owner}, Clear: []string{}}, event.Of(groupID))
 		if _, err := a.systemMessage(ctx, groupID, chat.SystemMessage{Type: sysChannelOwnershipChanged, From: oldOwner, To: g.Owner}); err != nil {
 			return err
@@ -447,7 +447,7 @@ func (a *App) setGroupDefaultPermissions(ctx context.Context, c *Caller, ch *cha
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
+	a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: ch.ID,
 		Data: chat.Partial{"permissions": value}, Clear: []string{}}, event.Of(ch.ID))
 	a.syncChannelVoice(ctx, ch.ID)
 	return g, nil

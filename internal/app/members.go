@@ -263,7 +263,7 @@ func (a *App) EditMember(ctx context.Context, c *Caller, id, user chat.ID, data 
 		return nil, err
 	}
 	if len(changed) > 0 || len(clear) > 0 {
-		a.publish(ctx, chat.EvServerMemberUpdate, chat.ServerMemberUpdateEvent{Type: chat.EvServerMemberUpdate,
+		a.publish(ctx, chat.ServerMemberUpdateEvent{Type: chat.EvServerMemberUpdate,
 			ID: m.ID, Data: changed, Clear: clear}, event.Of(id))
 	}
 	// Voice: roles, timeouts and server mute or deafen change what the
@@ -385,7 +385,7 @@ func (a *App) departMember(ctx context.Context, st store.Store, m *chat.Member) 
 
 // memberRemoved publishes a member's departure and posts its system message.
 func (a *App) memberRemoved(ctx context.Context, s *chat.Server, user chat.ID, reason string) {
-	a.publish(ctx, chat.EvServerMemberLeave, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
+	a.publish(ctx, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
 		ID: s.ID, User: user, Reason: reason}, event.Of(s.ID))
 	switch reason {
 	case chat.LeaveReasonKick:

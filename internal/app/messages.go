@@ -384,7 +384,7 @@ func (a *App) postMessage(ctx context.Context, acc *channelAccess, from sender, 
 		out.User = a.authorView(from.user)
 		out.Member = acc.member
 	}
-	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, messageTopic(m))
+	a.publish(ctx, chat.MessageEvent{Type: chat.EvMessage, Message: &out}, messageTopic(m))
 	a.notifyMessage(ctx, acc.ch, m, from, tracked)
 	// Links are previewed for senders who may send embeds, and always for
 	// webhooks, as in the reference.
@@ -812,7 +812,7 @@ func (a *App) reviseMessage(ctx context.Context, channel, id, author chat.ID, li
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
+	a.publish(ctx, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
 		Channel: m.Channel, Data: changes, Clear: []string{}}, messageTopic(m))
 	if len(m.Embeds) == 0 {
 		m.Embeds = nil
@@ -868,10 +868,10 @@ func (a *App) DeleteMessage(ctx context.Context, c *Caller, channel, id chat.ID)
 	if recomputed && newLast != nil {
 		// As the reference since 0.15.2 (#899): clients re-read the
 		// channel's last message, or could not acknowledge it.
-		a.publish(ctx, chat.EvChannelUpdate, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: acc.ch.ID,
+		a.publish(ctx, chat.ChannelUpdateEvent{Type: chat.EvChannelUpdate, ID: acc.ch.ID,
 			Data: chat.Partial{"last_message_id": *newLast}, Clear: []string{}}, event.Of(acc.ch.ID))
 	}
-	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: acc.ch.ID}, topic)
+	a.publish(ctx, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: id, Channel: acc.ch.ID}, topic)
 	return nil
 }
 
@@ -967,12 +967,12 @@ func (a *App) BulkDeleteMessages(ctx context.Context, c *Caller, channel chat.ID
 	for _, m := range private {
 		if i := slices.Index(deleted, m.ID); i >= 0 {
 			deleted = slices.Delete(deleted, i, i+1)
-			a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: m.ID, Channel: acc.ch.ID},
+			a.publish(ctx, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: m.ID, Channel: acc.ch.ID},
 				messageTopic(m))
 		}
 	}
 	if len(deleted) > 0 {
-		a.publish(ctx, chat.EvBulkMessageDelete, chat.BulkMessageDeleteEvent{Type: chat.EvBulkMessageDelete,
+		a.publish(ctx, chat.BulkMessageDeleteEvent{Type: chat.EvBulkMessageDelete,
 			Channel: acc.ch.ID, IDs: deleted}, event.Of(acc.ch.ID))
 	}
 	return nil
@@ -1045,7 +1045,7 @@ func (a *App) setPinned(ctx context.Context, c *Caller, channel, id chat.ID, pin
 		ev.Clear = []string{"Pinned"}
 		sys.Type = "message_unpinned"
 	}
-	a.publish(ctx, chat.EvMessageUpdate, ev, event.Of(acc.ch.ID))
+	a.publish(ctx, ev, event.Of(acc.ch.ID))
 	_, err = a.systemMessage(ctx, acc.ch.ID, sys)
 	return err
 }

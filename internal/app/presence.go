@@ -73,7 +73,7 @@ func (a *App) publishPresence(ctx context.Context, user chat.ID, online bool) {
 	}
 	topics = append(topics, event.Of(user))
 	eventID := string(chat.NewID())
-	a.publish(ctx, chat.EvUserUpdate, chat.UserUpdateEvent{
+	a.publish(ctx, chat.UserUpdateEvent{
 		Type:  chat.EvUserUpdate,
 		ID:    user,
 		Data:  chat.Partial{"online": online},

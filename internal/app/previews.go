@@ -153,7 +153,7 @@ func (a *App) appendEmbeds(ctx context.Context, channel, message chat.ID, conten
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvMessageAppend, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
+	a.publish(ctx, chat.MessageAppendEvent{Type: chat.EvMessageAppend, ID: message,
 		Channel: channel, Append: chat.MessageAppend{Embeds: embeds}}, topic)
 	return nil
 }

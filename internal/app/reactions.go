@@ -105,7 +105,7 @@ func (a *App) ReactMessage(ctx context.Context, c *Caller, channel, id chat.ID, 
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvMessageReact, chat.MessageReactEvent{Type: chat.EvMessageReact, ID: id,
+	a.publish(ctx, chat.MessageReactEvent{Type: chat.EvMessageReact, ID: id,
 		ChannelID: acc.ch.ID, UserID: c.ID(), EmojiID: e}, topic)
 	return nil
 }
@@ -162,10 +162,10 @@ func (a *App) UnreactMessage(ctx context.Context, c *Caller, channel, id chat.ID
 		return err
 	}
 	if removeAll {
-		a.publish(ctx, chat.EvMessageRemoveReaction, chat.MessageRemoveReactionEvent{Type: chat.EvMessageRemoveReaction,
+		a.publish(ctx, chat.MessageRemoveReactionEvent{Type: chat.EvMessageRemoveReaction,
 			ID: id, ChannelID: acc.ch.ID, EmojiID: e}, topic)
 	} else {
-		a.publish(ctx, chat.EvMessageUnreact, chat.MessageReactEvent{Type: chat.EvMessageUnreact, ID: id,
+		a.publish(ctx, chat.MessageReactEvent{Type: chat.EvMessageUnreact, ID: id,
 			ChannelID: acc.ch.ID, UserID: user, EmojiID: e}, topic)
 	}
 	return nil
@@ -197,7 +197,7 @@ func (a *App) ClearReactions(ctx context.Context, c *Caller, channel, id chat.ID
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: id, Channel: acc.ch.ID,
+	a.publish(ctx, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: id, Channel: acc.ch.ID,
 		Data: chat.Partial{"reactions": map[string][]chat.ID{}}, Clear: []string{}}, topic)
 	return nil
 }

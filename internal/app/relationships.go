@@ -81,9 +81,9 @@ func (a *App) changeRelationship(ctx context.Context, c *Caller, target *chat.Us
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvUserRelationship, chat.UserRelationshipEvent{Type: chat.EvUserRelationship,
+	a.publish(ctx, chat.UserRelationshipEvent{Type: chat.EvUserRelationship,
 		ID: me, User: seenByMe, Status: change.mine}, event.Private(me))
-	a.publish(ctx, chat.EvUserRelationship, chat.UserRelationshipEvent{Type: chat.EvUserRelationship,
+	a.publish(ctx, chat.UserRelationshipEvent{Type: chat.EvUserRelationship,
 		ID: target.ID, User: seenByThem, Status: change.theirs}, event.Private(target.ID))
 	switch {
 	case change.theirs == chat.RelationIncoming:

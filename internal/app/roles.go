@@ -63,7 +63,7 @@ func (a *App) CreateRole(ctx context.Context, c *Caller, id chat.ID, data chat.R
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
+	a.publish(ctx, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 		RoleID: rid, Data: rolePartial(role), Clear: []string{}}, event.Of(id))
 	return &chat.RoleCreated{ID: rid, Role: role}, nil
 }
@@ -143,7 +143,7 @@ func (a *App) EditRole(ctx context.Context, c *Caller, id, roleID chat.ID, data 
 		return nil, err
 	}
 	if len(changed) > 0 || len(clear) > 0 {
-		a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
+		a.publish(ctx, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 			RoleID: roleID, Data: changed, Clear: clear}, event.Of(id))
 	}
 	a.syncServerVoice(ctx, id)
@@ -205,7 +205,7 @@ func (a *App) DeleteRole(ctx context.Context, c *Caller, id, roleID chat.ID) err
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvServerRoleDelete, chat.ServerRoleDeleteEvent{Type: chat.EvServerRoleDelete, ID: id,
+	a.publish(ctx, chat.ServerRoleDeleteEvent{Type: chat.EvServerRoleDelete, ID: id,
 		RoleID: roleID}, event.Of(id))
 	a.syncServerVoice(ctx, id)
 	return nil
@@ -270,7 +270,7 @@ func (a *App) EditRoleRanks(ctx context.Context, c *Caller, id chat.ID, ranks []
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvServerRoleRanksUpdate, chat.ServerRoleRanksUpdateEvent{Type: chat.EvServerRoleRanksUpdate,
+	a.publish(ctx, chat.ServerRoleRanksUpdateEvent{Type: chat.EvServerRoleRanksUpdate,
 		ID: id, Ranks: ranks}, event.Of(id))
 	a.syncServerVoice(ctx, id)
 	return s, nil

@@ -63,9 +63,9 @@ func (a *App) announceJoin(ctx context.Context, s *chat.Server, m *chat.Member, 
 		a.log.ErrorContext(ctx, "voice states", "server", s.ID, "err", err)
 		states = []chat.VoiceState{}
 	}
-	a.publish(ctx, chat.EvServerCreate, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: s.ID,
+	a.publish(ctx, chat.ServerCreateEvent{Type: chat.EvServerCreate, ID: s.ID,
 		Server: s, Channels: channels, Emojis: emojis, VoiceStates: states}, event.Private(m.ID.User))
-	a.publish(ctx, chat.EvServerMemberJoin, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
+	a.publish(ctx, chat.ServerMemberJoinEvent{Type: chat.EvServerMemberJoin,
 		ID: s.ID, User: m.ID.User, Member: m}, event.Private(m.ID.User), event.Of(s.ID))
 }
 
@@ -162,7 +162,7 @@ func (a *App) EditServer(ctx context.Context, c *Caller, id chat.ID, data chat.S
 		return nil, err
 	}
 	if len(changed) > 0 || len(clear) > 0 {
-		a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
+		a.publish(ctx, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 			Data: changed, Clear: clear}, event.Of(id))
 	}
 	if err := a.countMembers(ctx, s); err != nil {
@@ -326,7 +326,7 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 		if err != nil {
 			return err
 		}
-		a.publish(ctx, chat.EvServerDelete, chat.IDEvent{Type: chat.EvServerDelete, ID: id}, event.Of(id))
+		a.publish(ctx, chat.IDEvent{Type: chat.EvServerDelete, ID: id}, event.Of(id))
 		a.closeVoiceChannels(ctx, x.server.Channels...)
 		return nil
 	}
@@ -336,7 +336,7 @@ func (a *App) DeleteServer(ctx context.Context, c *Caller, id chat.ID, leaveSile
 	if err := a.store.InTx(ctx, func(st store.Store) error { return a.departMember(ctx, st, x.member) }); err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvServerMemberLeave, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
+	a.publish(ctx, chat.ServerMemberLeaveEvent{Type: chat.EvServerMemberLeave,
 		ID: id, User: c.ID(), Reason: chat.LeaveReasonLeave}, event.Of(id))
 	a.disconnectUserFrom(ctx, c.ID(), id)
 	if !leaveSilently {
@@ -401,9 +401,9 @@ func (a *App) CreateServerChannel(ctx context.Context, c *Caller, id chat.ID, da
 		return nil, err
 	}
 	// Clients add the channel to the server's list only from ServerUpdate.
-	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
+	a.publish(ctx, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 		Data: chat.Partial{"channels": channels}, Clear: []string{}}, event.Of(id))
-	a.publish(ctx, chat.EvChannelCreate, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch}, event.Of(id))
+	a.publish(ctx, chat.ChannelCreateEvent{Type: chat.EvChannelCreate, Channel: ch}, event.Of(id))
 	return ch, nil
 }
 
@@ -433,7 +433,7 @@ func (a *App) SetDefaultServerPermissions(ctx context.Context, c *Caller, id cha
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvServerUpdate, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
+	a.publish(ctx, chat.ServerUpdateEvent{Type: chat.EvServerUpdate, ID: id,
 		Data: chat.Partial{"default_permissions": s.DefaultPermissions}, Clear: []string{}}, event.Of(id))
 	a.syncServerVoice(ctx, id)
 	return s, nil
@@ -468,7 +468,7 @@ func (a *App) SetServerRolePermissions(ctx context.Context, c *Caller, id, roleI
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvServerRoleUpdate, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
+	a.publish(ctx, chat.ServerRoleUpdateEvent{Type: chat.EvServerRoleUpdate, ID: id,
 		RoleID: roleID, Data: chat.Partial{"permissions": next}, Clear: []string{}}, event.Of(id))
 	a.syncServerVoice(ctx, id)
 	return s, nil

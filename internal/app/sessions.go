@@ -367,7 +367,7 @@ func (a *App) Logout(ctx context.Context, c *Caller) error {
 // publishSessionDeleted tells the user's connections that one session
 // ended; the gateway logs out the connections of that session.
 func (a *App) publishSessionDeleted(ctx context.Context, user, session chat.ID) {
-	a.publish(ctx, chat.EvAuth, chat.AuthEvent{
+	a.publish(ctx, chat.AuthEvent{
 		Type: chat.EvAuth, EventType: chat.AuthDeleteSession, UserID: user, SessionID: session,
 	}, event.Private(user))
 }

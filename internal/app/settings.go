@@ -41,7 +41,7 @@ func (a *App) SetSettings(ctx context.Context, c *Caller, timestamp *int64, valu
 	if err := a.store.SetSettings(ctx, c.ID(), update); err != nil {
 		return dbError("set settings", err)
 	}
-	a.publish(ctx, chat.EvUserSettingsUpdate, chat.UserSettingsUpdateEvent{
+	a.publish(ctx, chat.UserSettingsUpdateEvent{
 		Type: chat.EvUserSettingsUpdate, ID: c.ID(), Update: update,
 	}, event.Private(c.ID()))
 	return nil

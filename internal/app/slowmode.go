@@ -29,7 +29,7 @@ func (a *App) checkSlowmode(ctx context.Context, user chat.ID, ch *chat.Channel,
 		return nil
 	}
 	if ev, err := a.UserSlowmodes(ctx, user); err == nil && ev != nil {
-		a.publish(ctx, chat.EvUserSlowmodes, ev, event.Private(user))
+		a.publish(ctx, ev, event.Private(user))
 	}
 	return chat.ErrInSlowmode(seconds(w.Left))
 }

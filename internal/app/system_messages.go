@@ -28,7 +28,7 @@ func (a *App) systemMessage(ctx context.Context, channel chat.ID, sys chat.Syste
 		return nil, dbError("insert system message", err)
 	}
 	a.sends.lastMessages.Record(channel, m.ID)
-	a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(channel))
+	a.publish(ctx, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(channel))
 	return m, nil
 }
 

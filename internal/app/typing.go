@@ -17,5 +17,5 @@ func (a *App) Typing(ctx context.Context, user, channel chat.ID, typing bool) {
 	if typing {
 		typ = chat.EvChannelStartTyping
 	}
-	a.publish(ctx, typ, chat.ChannelUserEvent{Type: typ, ID: channel, User: user}, event.Of(channel))
+	a.publish(ctx, chat.ChannelUserEvent{Type: typ, ID: channel, User: user}, event.Of(channel))
 }

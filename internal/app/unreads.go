@@ -27,7 +27,7 @@ func (a *App) AckChannel(ctx context.Context, c *Caller, channel, message chat.I
 	if err := a.store.AckChannel(ctx, c.ID(), acc.ch.ID, message); err != nil {
 		return dbError("ack channel", err)
 	}
-	a.publish(ctx, chat.EvChannelAck, chat.ChannelAckEvent{Type: chat.EvChannelAck, ID: acc.ch.ID, User: c.ID(),
+	a.publish(ctx, chat.ChannelAckEvent{Type: chat.EvChannelAck, ID: acc.ch.ID, User: c.ID(),
 		MessageID: message}, event.Private(c.ID()))
 	a.pushBadge(ctx, c.ID())
 	return nil

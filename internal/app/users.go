@@ -65,7 +65,7 @@ func (a *App) publishUserUpdate(ctx context.Context, user chat.ID, data chat.Par
 	// that follows more than one of them take it once (the gateway then
 	// sends event_id as null, as clients expect).
 	eventID := string(chat.NewID())
-	a.publish(ctx, chat.EvUserUpdate, chat.UserUpdateEvent{Type: chat.EvUserUpdate, ID: user, Data: data,
+	a.publish(ctx, chat.UserUpdateEvent{Type: chat.EvUserUpdate, ID: user, Data: data,
 		Clear: clear, EventID: &eventID}, topics...)
 	return nil
 }

@@ -237,7 +237,7 @@ func (a *App) EndRing(ctx context.Context, c *Caller, id, user chat.ID) error {
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvVoiceCallUpdate, chat.VoiceCallUpdateEvent{Type: chat.EvVoiceCallUpdate,
+	a.publish(ctx, chat.VoiceCallUpdateEvent{Type: chat.EvVoiceCallUpdate,
 		InitiatorID: initiator, ChannelID: ch.ID, Ended: true}, event.Private(user))
 	return nil
 }
@@ -362,10 +362,10 @@ func (a *App) voiceJoined(ctx context.Context, ev *voice.Event, channel chat.ID)
 		return err
 	}
 	if from != "" {
-		a.publish(ctx, chat.EvVoiceChannelMove, chat.VoiceChannelMoveEvent{Type: chat.EvVoiceChannelMove,
+		a.publish(ctx, chat.VoiceChannelMoveEvent{Type: chat.EvVoiceChannelMove,
 			User: user, From: from, To: channel, State: vp.State}, event.Of(from), event.Of(channel))
 	} else {
-		a.publish(ctx, chat.EvVoiceChannelJoin, chat.VoiceChannelJoinEvent{Type: chat.EvVoiceChannelJoin,
+		a.publish(ctx, chat.VoiceChannelJoinEvent{Type: chat.EvVoiceChannelJoin,
 			ID: channel, State: vp.State}, event.Of(channel))
 	}
 	if oldEnded != nil {
@@ -387,7 +387,7 @@ func (a *App) callStarted(ctx context.Context, ch *chat.Channel, call *chat.Voic
 		a.log.ErrorContext(ctx, "insert call_started", "channel", ch.ID, "err", err)
 	} else {
 		a.sends.lastMessages.Record(ch.ID, m.ID)
-		a.publish(ctx, chat.EvMessage, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(ch.ID))
+		a.publish(ctx, chat.MessageEvent{Type: chat.EvMessage, Message: m}, event.Of(ch.ID))
 	}
 	if ch.IsServerChannel() {
 		return
@@ -396,7 +396,7 @@ func (a *App) callStarted(ctx context.Context, ch *chat.Channel, call *chat.Voic
 		StartedAt: call.StartedAt}
 	for _, r := range ch.Recipients {
 		if r != call.Initiator {
-			a.publish(ctx, chat.EvVoiceCallUpdate, ev, event.Private(r))
+			a.publish(ctx, ev, event.Private(r))
 		}
 	}
 	a.notifyCall(ctx, ch, call.Initiator)
@@ -435,7 +435,7 @@ func (a *App) voiceLeft(ctx context.Context, channel, user chat.ID) error {
 	if err != nil || moving || !gone {
 		return err
 	}
-	a.publish(ctx, chat.EvVoiceChannelLeave, chat.VoiceChannelLeaveEvent{Type: chat.EvVoiceChannelLeave,
+	a.publish(ctx, chat.VoiceChannelLeaveEvent{Type: chat.EvVoiceChannelLeave,
 		ID: channel, User: user}, event.Of(channel))
 	if ended != nil {
 		a.callEnded(ctx, ended)
@@ -488,7 +488,7 @@ func (a *App) callEnded(ctx context.Context, call *chat.VoiceCall) {
 			a.log.ErrorContext(ctx, "close call_started", "channel", call.Channel, "err", err)
 		}
 		if sys != nil {
-			a.publish(ctx, chat.EvMessageUpdate, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: call.Message,
+			a.publish(ctx, chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: call.Message,
 				Channel: call.Channel, Data: chat.Partial{"system": sys}, Clear: []string{}}, event.Of(call.Channel))
 		}
 	}
@@ -496,7 +496,7 @@ func (a *App) callEnded(ctx context.Context, call *chat.VoiceCall) {
 	if err != nil || ch.IsServerChannel() {
 		return
 	}
-	a.publish(ctx, chat.EvVoiceCallUpdate, chat.VoiceCallUpdateEvent{Type: chat.EvVoiceCallUpdate,
+	a.publish(ctx, chat.VoiceCallUpdateEvent{Type: chat.EvVoiceCallUpdate,
 		InitiatorID: call.Initiator, ChannelID: call.Channel, StartedAt: call.StartedAt, Ended: true}, event.Of(call.Channel))
 }
 
@@ -541,7 +541,7 @@ func (a *App) voiceTrack(ctx context.Context, ev *voice.Event, channel chat.ID) 
 	if err != nil || !changed {
 		return err
 	}
-	a.publish(ctx, chat.EvUserVoiceStateUpdate, chat.UserVoiceStateUpdateEvent{Type: chat.EvUserVoiceStateUpdate,
+	a.publish(ctx, chat.UserVoiceStateUpdateEvent{Type: chat.EvUserVoiceStateUpdate,
 		ID: user, ChannelID: channel, Data: chat.Partial{field: on}}, event.Of(channel))
 	return nil
 }
@@ -698,7 +698,7 @@ func (a *App) syncParticipant(ctx context.Context, vp *chat.VoiceParticipant) er
 	if err := a.store.SetVoiceParticipant(ctx, vp); err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvUserVoiceStateUpdate, chat.UserVoiceStateUpdateEvent{Type: chat.EvUserVoiceStateUpdate,
+	a.publish(ctx, chat.UserVoiceStateUpdateEvent{Type: chat.EvUserVoiceStateUpdate,
 		ID: u.ID, ChannelID: vp.Channel, Data: data}, event.Of(vp.Channel))
 	return nil
 }
@@ -773,7 +773,7 @@ func (a *App) moveMember(ctx context.Context, server chat.ID, user chat.ID, to c
 	if err := a.store.SetVoiceParticipant(ctx, from); err != nil {
 		return dbError("set voice participant", err)
 	}
-	a.publish(ctx, chat.EvUserMoveVoiceChannel, chat.UserMoveVoiceChannelEvent{Type: chat.EvUserMoveVoiceChannel,
+	a.publish(ctx, chat.UserMoveVoiceChannelEvent{Type: chat.EvUserMoveVoiceChannel,
 		Node: node, From: from.Channel, To: to, Token: token}, event.Private(user))
 	if err := a.voice.RemoveParticipant(ctx, from.Node, string(from.Channel), string(user)); err != nil {
 		a.log.WarnContext(ctx, "remove moved participant", "err", err)

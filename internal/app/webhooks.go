@@ -69,7 +69,7 @@ func (a *App) CreateWebhook(ctx context.Context, c *Caller, channel chat.ID, dat
 	if err != nil {
 		return nil, err
 	}
-	a.publish(ctx, chat.EvWebhookCreate, chat.WebhookCreateEvent{Type: chat.EvWebhookCreate, Webhook: w.WithoutToken()},
+	a.publish(ctx, chat.WebhookCreateEvent{Type: chat.EvWebhookCreate, Webhook: w.WithoutToken()},
 		event.Of(ch.ID))
 	return w, nil
 }
@@ -249,7 +249,7 @@ func (a *App) editWebhook(ctx context.Context, id chat.ID, grantable perm.Set, d
 		return nil, err
 	}
 	if len(changes) > 0 || len(remove) > 0 {
-		a.publish(ctx, chat.EvWebhookUpdate, chat.WebhookUpdateEvent{Type: chat.EvWebhookUpdate, ID: w.ID,
+		a.publish(ctx, chat.WebhookUpdateEvent{Type: chat.EvWebhookUpdate, ID: w.ID,
 			Data: changes, Remove: remove}, event.Of(w.ChannelID))
 	}
 	return w, nil
@@ -293,7 +293,7 @@ func (a *App) deleteWebhook(ctx context.Context, w *chat.Webhook, audit func(sto
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvWebhookDelete, chat.IDEvent{Type: chat.EvWebhookDelete, ID: w.ID}, event.Of(w.ChannelID))
+	a.publish(ctx, chat.IDEvent{Type: chat.EvWebhookDelete, ID: w.ID}, event.Of(w.ChannelID))
 	return nil
 }
 
@@ -408,7 +408,7 @@ func (a *App) DeleteWebhookMessage(ctx context.Context, id chat.ID, token string
 	if err != nil {
 		return err
 	}
-	a.publish(ctx, chat.EvMessageDelete, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: message, Channel: w.ChannelID},
+	a.publish(ctx, chat.MessageDeleteEvent{Type: chat.EvMessageDelete, ID: message, Channel: w.ChannelID},
 		event.Of(w.ChannelID))
 	return nil
 }
