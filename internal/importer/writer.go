@@ -69,31 +69,31 @@ func (w *Writer) Drop(id, reason string) {
 	w.cur.dropped[reason] = id
 }
 
+// put queues v for the current document, written by insert (a store
+// method such as store.Store.InsertUser).
+func put[T any](w *Writer, insert func(store.Store, context.Context, T) error, v T) {
+	w.Do(func(ctx context.Context, s store.Store) error { return insert(s, ctx, v) })
+}
+
 // Account queues an account.
 func (w *Writer) Account(a *chat.Account) {
 	w.ID(string(a.ID))
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertAccount(ctx, a) })
+	put(w, store.Store.InsertAccount, a)
 }
 
 // Ticket queues an MFA ticket.
-func (w *Writer) Ticket(t *chat.MFATicket) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertTicket(ctx, t) })
-}
+func (w *Writer) Ticket(t *chat.MFATicket) { put(w, store.Store.InsertTicket, t) }
 
 // RegistrationInvite queues a registration invite code.
 func (w *Writer) RegistrationInvite(inv *chat.RegistrationInvite) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertRegistrationInvite(ctx, inv) })
+	put(w, store.Store.InsertRegistrationInvite, inv)
 }
 
 // Session queues a session.
-func (w *Writer) Session(x *chat.Session) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertSession(ctx, x) })
-}
+func (w *Writer) Session(x *chat.Session) { put(w, store.Store.InsertSession, x) }
 
 // User queues a user.
-func (w *Writer) User(u *chat.User) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertUser(ctx, u) })
-}
+func (w *Writer) User(u *chat.User) { put(w, store.Store.InsertUser, u) }
 
 // Relationship queues user's status toward other (one side).
 func (w *Writer) Relationship(user, other chat.ID, status chat.RelationshipStatus) {
@@ -106,29 +106,19 @@ func (w *Writer) Settings(user chat.ID, settings map[string]chat.Setting) {
 }
 
 // Bot queues a bot.
-func (w *Writer) Bot(b *chat.Bot) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertBot(ctx, b) })
-}
+func (w *Writer) Bot(b *chat.Bot) { put(w, store.Store.InsertBot, b) }
 
 // Server queues a server.
-func (w *Writer) Server(x *chat.Server) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertServer(ctx, x) })
-}
+func (w *Writer) Server(x *chat.Server) { put(w, store.Store.InsertServer, x) }
 
 // Member queues a membership.
-func (w *Writer) Member(m *chat.Member) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertMember(ctx, m) })
-}
+func (w *Writer) Member(m *chat.Member) { put(w, store.Store.InsertMember, m) }
 
 // Ban queues a server ban.
-func (w *Writer) Ban(b *chat.ServerBan) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertBan(ctx, b) })
-}
+func (w *Writer) Ban(b *chat.ServerBan) { put(w, store.Store.InsertBan, b) }
 
 // Channel queues a channel.
-func (w *Writer) Channel(c *chat.Channel) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertChannel(ctx, c) })
-}
+func (w *Writer) Channel(c *chat.Channel) { put(w, store.Store.InsertChannel, c) }
 
 // Message queues a message; consecutive messages are written with
 // multi-row inserts.
@@ -137,19 +127,13 @@ func (w *Writer) Message(m *chat.Message) {
 }
 
 // Emoji queues a custom emoji.
-func (w *Writer) Emoji(e *chat.Emoji) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertEmoji(ctx, e) })
-}
+func (w *Writer) Emoji(e *chat.Emoji) { put(w, store.Store.InsertEmoji, e) }
 
 // Invite queues a channel invite.
-func (w *Writer) Invite(inv *chat.Invite) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertInvite(ctx, inv) })
-}
+func (w *Writer) Invite(inv *chat.Invite) { put(w, store.Store.InsertInvite, inv) }
 
 // Webhook queues a webhook.
-func (w *Writer) Webhook(h *chat.Webhook) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertWebhook(ctx, h) })
-}
+func (w *Writer) Webhook(h *chat.Webhook) { put(w, store.Store.InsertWebhook, h) }
 
 // Unread queues a user's read state in a channel.
 func (w *Writer) Unread(u *chat.ChannelUnread) {
@@ -169,19 +153,13 @@ func (w *Writer) Unread(u *chat.ChannelUnread) {
 }
 
 // Report queues a safety report.
-func (w *Writer) Report(r *chat.Report) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertReport(ctx, r) })
-}
+func (w *Writer) Report(r *chat.Report) { put(w, store.Store.InsertReport, r) }
 
 // PolicyChange queues a policy change.
-func (w *Writer) PolicyChange(c *chat.PolicyChange) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertPolicyChange(ctx, c) })
-}
+func (w *Writer) PolicyChange(c *chat.PolicyChange) { put(w, store.Store.InsertPolicyChange, c) }
 
 // AuditLog queues an audit log entry.
-func (w *Writer) AuditLog(e *chat.AuditLogEntry) {
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertAuditLogEntry(ctx, e) })
-}
+func (w *Writer) AuditLog(e *chat.AuditLogEntry) { put(w, store.Store.InsertAuditLogEntry, e) }
 
 // File copies a file's bytes into blob storage now, unless bytes with the
 // same SHA-256 are there already, and queues its record. open is called
@@ -195,7 +173,7 @@ func (w *Writer) File(ctx context.Context, rec *chat.FileRecord, open func() (io
 		return fmt.Errorf("file %s: %w", rec.ID, err)
 	}
 	rec.Hash, rec.Size = hash, size
-	w.Do(func(ctx context.Context, s store.Store) error { return s.InsertFile(ctx, rec) })
+	put(w, store.Store.InsertFile, rec)
 	return nil
 }
 
@@ -234,15 +212,7 @@ func (w *Writer) flush(ctx context.Context) error {
 	if len(w.docs) == 0 {
 		return nil
 	}
-	next := w.advance(w.p.cloneState(), w.docs)
-	err := w.p.st.InTx(ctx, func(tx store.Store) error {
-		if err := runOps(ctx, tx, w.docs); err != nil {
-			return err
-		}
-		return tx.SetImport(ctx, next)
-	})
-	if err == nil {
-		w.commit(next, w.docs)
+	if err := w.write(ctx, w.docs); err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -250,16 +220,9 @@ func (w *Writer) flush(ctx context.Context) error {
 	}
 	for i := range w.docs {
 		d := w.docs[i : i+1]
-		next := w.advance(w.p.cloneState(), d)
-		err := w.p.st.InTx(ctx, func(tx store.Store) error {
-			if err := runOps(ctx, tx, d); err != nil {
-				return err
-			}
-			return tx.SetImport(ctx, next)
-		})
+		err := w.write(ctx, d)
 		switch {
 		case err == nil:
-			w.commit(next, d)
 			continue
 		case errors.Is(err, store.ErrConflict):
 			d[0].skip = "conflicts with an object imported before it (a duplicate id, token, email or username#discriminator)"
@@ -269,13 +232,29 @@ func (w *Writer) flush(ctx context.Context) error {
 			return fmt.Errorf("import %s: document %s: %w", w.name, d[0].id, err)
 		}
 		d[0].ops = nil
-		next = w.advance(w.p.cloneState(), d)
+		next := w.advance(w.p.cloneState(), d)
 		if err := w.p.st.SetImport(ctx, next); err != nil {
 			return fmt.Errorf("import %s: write marker: %w", w.name, err)
 		}
 		w.commit(next, d)
 	}
 	return nil
+}
+
+// write commits docs and the marker's checkpoint after them in one
+// transaction.
+func (w *Writer) write(ctx context.Context, docs []doc) error {
+	next := w.advance(w.p.cloneState(), docs)
+	err := w.p.st.InTx(ctx, func(tx store.Store) error {
+		if err := runOps(ctx, tx, docs); err != nil {
+			return err
+		}
+		return tx.SetImport(ctx, next)
+	})
+	if err == nil {
+		w.commit(next, docs)
+	}
+	return err
 }
 
 // runOps performs the writes of docs in order, coalescing runs of
