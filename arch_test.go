@@ -121,7 +121,10 @@ var allowed = map[string][]string{
 	// floor is the bare WebSocket server make compare measures Ermine
 	// against; it imports nothing of Ermine.
 	"bench/floor": {},
-	"clients":     {},
+	// testbed starts, seeds and measures nodes for the tools and the
+	// process-level tests (STYLE.md §2); only they import it.
+	"internal/testbed": {"*"},
+	"clients":          {},
 	// web holds the web client's source and its Go test (no code).
 	"web": {},
 }
@@ -171,6 +174,10 @@ func TestArchitecture(t *testing.T) {
 		for _, imp := range p.Imports {
 			dep, ours := strings.CutPrefix(imp, "ermine/")
 			if !ours {
+				continue
+			}
+			if dep == "internal/testbed" && !strings.HasPrefix(pkg, "bench/") {
+				t.Errorf("%s imports %s, which only the tools of bench/ and tests may", pkg, dep)
 				continue
 			}
 			if slices.Contains(testOnly, dep) && !slices.Contains(testOnly, pkg) {

@@ -96,7 +96,7 @@ func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, di
 				if failed {
 					return
 				}
-				c, err := dial(ctx, w.kind, addrs[i%len(addrs)], w.users[i].token, i, len(rec.got))
+				c, err := dial(ctx, w.kind, addrs[i%len(addrs)], w.users[i].Token, i, len(rec.got))
 				if err != nil {
 					mu.Lock()
 					if first == nil {

@@ -54,6 +54,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"ermine/internal/testbed"
 )
 
 func main() {
@@ -250,9 +252,9 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 	defer os.RemoveAll(dir)
 	env := o.nodeEnv()
 	if o.database != "" {
-		db, drop, err := freshDatabase(ctx, o.database)
+		db, drop, err := testbed.FreshDatabase(ctx, o.database, "ermine_fanout")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--database: %w", err)
 		}
 		defer func() {
 			if err := drop(); err != nil {
@@ -276,7 +278,7 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 	var servers cluster
 	defer func() {
 		for _, srv := range servers {
-			if err := srv.stop(); err != nil {
+			if err := srv.Stop(); err != nil {
 				fmt.Fprintln(out, "server stop:", err)
 			}
 		}
@@ -371,7 +373,7 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 		res.report(out, fmt.Sprintf("latency at %d messages/s for %s", o.rate, o.duration), o.conns)
 		fig.lightCPU = cpu.report(out, res)
 		if len(res.latencies) > 0 {
-			fig.p50, fig.p99 = percentile(res.latencies, 50), percentile(res.latencies, 99)
+			fig.p50, fig.p99 = percentile(res.latencies, 0.5), percentile(res.latencies, 0.99)
 		}
 		fig.lost += res.lost
 	}
@@ -398,7 +400,7 @@ type cpuMeter struct {
 func startCPU(srv cluster) *cpuMeter {
 	m := &cpuMeter{srv: srv}
 	m.user, m.sys, _ = srv.cpu()
-	m.client = selfCPU()
+	m.client = testbed.CPUTime()
 	return m
 }
 
@@ -410,21 +412,12 @@ func (m *cpuMeter) report(out io.Writer, res *result) float64 {
 		return 0
 	}
 	user, sys = user-m.user, sys-m.sys
-	used, client := user+sys, selfCPU()-m.client
+	used, client := user+sys, testbed.CPUTime()-m.client
 	fmt.Fprintf(out, "  server CPU %s (user %s, system %s) for %d deliveries: %.2f µs per delivered message "+
 		"(%.0f deliveries/s); load generator CPU %s\n", used.Round(10*time.Millisecond), user, sys, res.delivered,
 		float64(used.Nanoseconds())/1e3/float64(res.delivered), float64(res.delivered)/res.elapsed.Seconds(),
 		client.Round(10*time.Millisecond))
 	return float64(used.Nanoseconds()) / 1e3 / float64(res.delivered)
-}
-
-// selfCPU is the CPU time this process has used, user and system.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard limit:

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ermine/internal/testbed"
 )
 
 // sender posts messages as the first user, message seq through node
@@ -39,7 +41,7 @@ func newSender(addrs []string, w *world, content int) *sender {
 	return &sender{
 		kind:  w.kind,
 		urls:  urls,
-		token: w.users[0].token,
+		token: w.users[0].Token,
 		// "fanout seq=NNNNNN " is 18 bytes; padding brings the content
 		// to the size asked for.
 		padding: strings.Repeat("x", max(content-18, 1)),
@@ -244,13 +246,12 @@ func (r *result) report(out io.Writer, title string, conns int) {
 	}
 	if len(r.latencies) > 0 {
 		fmt.Fprintf(out, "  send→receive: p50 %s  p90 %s  p99 %s  max %s  (%d deliveries)\n",
-			percentile(r.latencies, 50), percentile(r.latencies, 90), percentile(r.latencies, 99),
+			percentile(r.latencies, 0.5), percentile(r.latencies, 0.9), percentile(r.latencies, 0.99),
 			r.latencies[len(r.latencies)-1], len(r.latencies))
 	}
 }
 
-// percentile returns the p-th percentile of sorted durations.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p + 99) / 100
-	return sorted[max(min(i, len(sorted))-1, 0)].Round(100 * time.Microsecond)
+// percentile is the p-quantile of sorted durations, to 0.1 ms.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	return testbed.Percentile(sorted, p).Round(100 * time.Microsecond)
 }

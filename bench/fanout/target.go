@@ -14,6 +14,8 @@ import (
 
 	"github.com/gobwas/ws"
 	"github.com/golang-jwt/jwt/v5"
+
+	"ermine/internal/testbed"
 )
 
 // target is the kind of server under load. Besides Ermine the command
@@ -40,7 +42,7 @@ const (
 // targetWorld makes the users of a Centrifugo or floor run: Centrifugo
 // connections carry a JWT naming their user; the floor knows nobody.
 func targetWorld(kind target, n int) (*world, error) {
-	w := &world{kind: kind, users: make([]member, n)}
+	w := &world{kind: kind, users: make([]testbed.User, n)}
 	for i := range w.users {
 		if kind != targetCentrifugo {
 			continue
@@ -51,18 +53,18 @@ func targetWorld(kind target, n int) (*world, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.users[i].token = tok
+		w.users[i].Token = tok
 	}
 	return w, nil
 }
 
 // command returns the process serving kind on addr with its state in dir.
-func command(kind target, bin, addr, dir string) (*exec.Cmd, error) {
+func command(kind target, bin, addr, dir string) (testbed.Command, error) {
 	switch kind {
 	case targetCentrifugo:
 		host, port, err := splitAddr(addr)
 		if err != nil {
-			return nil, err
+			return testbed.Command{}, err
 		}
 		cfg, err := json.Marshal(map[string]any{
 			"address": host, "port": port, "log_level": "error", "health": true,
@@ -70,25 +72,17 @@ func command(kind target, bin, addr, dir string) (*exec.Cmd, error) {
 			"allowed_origins": []string{"*"}, "allow_subscribe_for_client": true,
 		})
 		if err != nil {
-			return nil, err
+			return testbed.Command{}, err
 		}
 		path := filepath.Join(dir, "centrifugo.json")
 		if err := os.WriteFile(path, cfg, 0o600); err != nil {
-			return nil, err
+			return testbed.Command{}, err
 		}
-		return exec.Command(bin, "--config", path), nil
+		return testbed.Command{Path: bin, Args: []string{"--config", path}, Ready: "/health"}, nil
 	case targetFloor:
-		return exec.Command(bin, "--listen", addr), nil
+		return testbed.Command{Path: bin, Args: []string{"--listen", addr}, Ready: "/"}, nil
 	}
-	return exec.Command(bin, "--listen", addr, "--data", dir), nil
-}
-
-// readyPath answers 200 once the server of kind is serving.
-func readyPath(kind target) string {
-	if kind == targetCentrifugo {
-		return "/health"
-	}
-	return "/"
+	return testbed.Command{Path: bin, Args: []string{"--listen", addr, "--data", dir}}, nil
 }
 
 // upgradePath is where kind's WebSocket is.

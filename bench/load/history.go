@@ -10,6 +10,7 @@ import (
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
+	"ermine/internal/testbed"
 )
 
 // historyBatch is how many messages one InsertMessages call stores.
@@ -18,13 +19,13 @@ const historyBatch = 10_000
 // historyLoad fills one channel with o.historyMessages messages and times
 // pages of 50: the newest page, pages before a random message and pages
 // around one, each through the app (server time, no HTTP) and over HTTP.
-func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
+func historyLoad(ctx context.Context, n *testbed.Node, o options, out io.Writer) error {
 	w, err := seed(ctx, n, "reader", 1, 1, 1)
 	if err != nil {
 		return err
 	}
 	ch, author := w.channels[0], w.users[0]
-	fmt.Fprintf(out, "history: storing %d messages in one channel (%s)...\n", o.historyMessages, n.storeName)
+	fmt.Fprintf(out, "history: storing %d messages in one channel (%s)...\n", o.historyMessages, n.StoreName)
 	start := time.Now()
 	ids := make([]chat.ID, 0, o.historyMessages)
 	// Ids a millisecond apart, ending now, like a long-lived busy channel.
@@ -33,11 +34,11 @@ func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	for i := range o.historyMessages {
 		content := fmt.Sprintf("history message number %d of the load generator", i)
 		m := &chat.Message{ID: chat.NewIDAt(first.Add(time.Duration(i) * time.Millisecond)), Channel: ch,
-			Author: author.id, Content: &content}
+			Author: author.ID, Content: &content}
 		ids = append(ids, m.ID)
 		batch = append(batch, m)
 		if len(batch) == historyBatch || i == o.historyMessages-1 {
-			if err := n.srv.Store.InsertMessages(ctx, batch); err != nil {
+			if err := n.Store.InsertMessages(ctx, batch); err != nil {
 				return fmt.Errorf("insert history: %w", err)
 			}
 			batch = batch[:0]
@@ -45,7 +46,7 @@ func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "  stored in %.1fs\n", time.Since(start).Seconds())
 
-	caller, err := n.srv.App.Authenticate(ctx, author.token, "")
+	caller, err := n.App.Authenticate(ctx, author.Token, "")
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	tokens := []string{}
 	for len(tokens) < 3*per {
 		t := chat.NewToken(64)
-		if err := n.srv.Store.InsertSession(ctx, &chat.Session{ID: chat.NewID(), UserID: author.id, Token: t, Name: "load"}); err != nil {
+		if err := n.Store.InsertSession(ctx, &chat.Session{ID: chat.NewID(), UserID: author.ID, Token: t, Name: "load"}); err != nil {
 			return fmt.Errorf("seed session: %w", err)
 		}
 		tokens = append(tokens, t)
@@ -80,11 +81,11 @@ func historyLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 		}, func(q chat.MessageQuery) string { return "limit=50&nearby=" + string(*q.Nearby) }},
 	}
 	for ki, k := range kinds {
-		server, err := timeApp(ctx, n.srv.App, caller, ch, o.historyPages, k.query)
+		server, err := timeApp(ctx, n.App, caller, ch, o.historyPages, k.query)
 		if err != nil {
 			return err
 		}
-		round, err := timeHTTP(ctx, client, n.url, tokens[ki*per:(ki+1)*per], ch, o.historyPages, func() string { return k.param(k.query()) })
+		round, err := timeHTTP(ctx, client, n.URL, tokens[ki*per:(ki+1)*per], ch, o.historyPages, func() string { return k.param(k.query()) })
 		if err != nil {
 			return err
 		}
@@ -109,7 +110,7 @@ func timeApp(ctx context.Context, a *app.App, c *app.Caller, ch chat.ID, pages i
 			return "", fmt.Errorf("query messages: empty page")
 		}
 	}
-	return describe(lat), nil
+	return testbed.Describe(lat), nil
 }
 
 // timeHTTP times GET /channels/{id}/messages end to end over loopback.
@@ -136,5 +137,5 @@ func timeHTTP(ctx context.Context, client *http.Client, base string, tokens []st
 			return "", fmt.Errorf("GET history: %d", res.StatusCode)
 		}
 	}
-	return describe(lat), nil
+	return testbed.Describe(lat), nil
 }

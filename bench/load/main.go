@@ -34,6 +34,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	"ermine/internal/testbed"
 )
 
 func main() {
@@ -110,12 +112,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	n, err := startNode(ctx, o.database)
+	n, err := testbed.StartNode(ctx, "ermine_load", o.database)
 	if err != nil {
 		return err
 	}
-	defer n.stop()
-	fmt.Fprintf(out, "node: %s, store %s, GOMAXPROCS %d\n", n.url, n.storeName, gomaxprocs())
+	defer func() {
+		if err := n.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "ermine-load: stop:", err)
+		}
+	}()
+	fmt.Fprintf(out, "node: %s, store %s, GOMAXPROCS %d\n", n.URL, n.StoreName, gomaxprocs())
 	if o.send {
 		if err := sendLoad(ctx, n, o, out); err != nil {
 			return err

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"ermine/internal/chat"
 	"ermine/internal/event"
+	"ermine/internal/testbed"
 )
 
 // result is one finished request.
@@ -22,7 +22,7 @@ type result struct {
 }
 
 // sendLoad sends messages for o.duration and reports what happened.
-func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
+func sendLoad(ctx context.Context, n *testbed.Node, o options, out io.Writer) error {
 	w, err := seed(ctx, n, "sender", o.users, o.servers, o.channels)
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	// Count Message events on every channel: an accepted message must also
 	// have been published.
 	var published atomic.Int64
-	sub, err := n.srv.Bus.Subscribe(func(_ string, msg []byte) {
+	sub, err := n.Bus.Subscribe(func(_ string, msg []byte) {
 		if f, err := event.Unmarshal(msg); err == nil && f.Type == chat.EvMessage {
 			published.Add(1)
 		}
@@ -63,11 +63,11 @@ func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 	sendOne := func() result {
 		i := int(next.Add(1)-1) % pairs
 		u, c := w.users[i%len(w.users)], w.channels[(i/len(w.users))%len(w.channels)]
-		req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, n.url+"/channels/"+string(c)+"/messages", bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, n.URL+"/channels/"+string(c)+"/messages", bytes.NewReader(body))
 		if err != nil {
 			return result{}
 		}
-		req.Header.Set("X-Session-Token", u.token)
+		req.Header.Set("X-Session-Token", u.Token)
 		start := time.Now()
 		res, err := client.Do(req)
 		if err != nil {
@@ -107,7 +107,7 @@ func sendLoad(ctx context.Context, n *node, o options, out io.Writer) error {
 		mode = fmt.Sprintf("open loop at %d/s", o.rate)
 	}
 	fmt.Fprintf(out, "send (%s, %d workers, %d users x %d channels in %d servers, %s):\n",
-		mode, o.workers, o.users, o.channels, o.servers, n.storeName)
+		mode, o.workers, o.users, o.channels, o.servers, n.StoreName)
 	fmt.Fprintf(out, "  requests %d in %.2fs, accepted %d = %.0f messages/s, statuses %v\n",
 		len(results), elapsed.Seconds(), ok, float64(ok)/elapsed.Seconds(), statuses)
 	fmt.Fprintf(out, "  Message events published %d of %d accepted\n", published.Load(), ok)
@@ -194,17 +194,5 @@ func percentiles(results []result) string {
 	for i, r := range results {
 		lat[i] = r.latency
 	}
-	return describe(lat)
-}
-
-// describe gives p50, p90, p99, p99.9 and max of durations.
-func describe(lat []time.Duration) string {
-	slices.Sort(lat)
-	at := func(p float64) time.Duration {
-		i := int(p * float64(len(lat)-1))
-		return lat[i]
-	}
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
-	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  p99.9 %s  max %s (n=%d)",
-		ms(at(0.5)), ms(at(0.9)), ms(at(0.99)), ms(at(0.999)), ms(lat[len(lat)-1]), len(lat))
+	return testbed.Describe(lat)
 }

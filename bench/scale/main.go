@@ -34,6 +34,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+
+	"ermine/internal/testbed"
 )
 
 func main() {
@@ -121,22 +123,27 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	n, err := startNode(ctx, o.database)
+	n, err := testbed.StartNode(ctx, "ermine_scale", o.database)
 	if err != nil {
 		return err
 	}
-	defer n.stop()
-	fmt.Fprintf(out, "store %s, %d repetitions\n\n", n.storeName, o.reps)
+	defer func() {
+		if err := n.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "ermine-scale: stop:", err)
+		}
+	}()
+	fmt.Fprintf(out, "store %s, %d repetitions\n\n", n.StoreName, o.reps)
+	w := &growth{node: n, seed: &testbed.Seeder{Store: n.Store, Name: "member"}}
 	fmt.Fprintf(out, "%-14s %-22s %14s %14s\n", "measure", "size", "CPU/op", "bytes")
 	for _, sc := range o.ready {
-		cpu, size, err := measureReady(ctx, n, sc[0], sc[1], o.reps)
+		cpu, size, err := w.ready(ctx, sc[0], sc[1], o.reps)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "%-14s %-22s %14s %14d\n", "Ready", fmt.Sprintf("%d servers x %d ch", sc[0], sc[1]), fmtDur(cpu), size)
 	}
 	for _, m := range o.members {
-		cpu, size, err := measureMembers(ctx, n, m, o.reps)
+		cpu, size, err := w.members(ctx, m, o.reps)
 		if err != nil {
 			return err
 		}
@@ -148,7 +155,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "\n%-14s %-22s %-18s %-10s %10s %10s\n", "search", "messages in store", "word", "order", "p50", "p99")
 	total := 0
 	for _, m := range o.messages {
-		res, perMsg, err := measureSearch(ctx, n, m-total, m, o.reps)
+		res, perMsg, err := w.search(ctx, m-total, m, o.reps)
 		if err != nil {
 			return err
 		}

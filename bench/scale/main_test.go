@@ -37,7 +37,6 @@ func slicesContain(s []int, v int) bool {
 
 // TestRunSmall runs every measurement at tiny sizes against a real node.
 func TestRunSmall(t *testing.T) {
-	sw, seqN = nil, 0
 	var out bytes.Buffer
 	if err := run(t.Context(), []string{"--small", "--reps", "3"}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -60,7 +59,6 @@ func TestRunSmallPostgres(t *testing.T) {
 		}
 		t.Skip("ERMINE_TEST_POSTGRES not set: skipping the PostgreSQL run")
 	}
-	sw, seqN = nil, 0
 	var out bytes.Buffer
 	if err := run(t.Context(), []string{"--small", "--reps", "3", "--database", dsn}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())

@@ -7,23 +7,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 	"time"
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
-	"ermine/internal/perm"
 	"ermine/internal/store"
+	"ermine/internal/testbed"
 )
-
-// cpuTime is the user and system CPU time the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // perOp runs f reps times (after one warm-up call) and returns the CPU
 // time per call and the bytes of the last call's result.
@@ -31,7 +21,7 @@ func perOp(reps int, f func() (int, error)) (time.Duration, int, error) {
 	if _, err := f(); err != nil {
 		return 0, 0, err
 	}
-	start := cpuTime()
+	start := testbed.CPUTime()
 	size := 0
 	for range reps {
 		n, err := f()
@@ -40,80 +30,46 @@ func perOp(reps int, f func() (int, error)) (time.Duration, int, error) {
 		}
 		size = n
 	}
-	return (cpuTime() - start) / time.Duration(reps), size, nil
+	return (testbed.CPUTime() - start) / time.Duration(reps), size, nil
 }
 
-// born is the creation time of seeded users: established accounts.
-var born = time.Now().Add(-30 * 24 * time.Hour)
-
-func seq() int { seqN++; return seqN }
-
-var seqN int
-
-// newUser stores a user with a session and returns the app's caller for it.
-func newUser(ctx context.Context, st store.Store) (*chat.User, string, error) {
-	i := seq()
-	name := fmt.Sprintf("member%d", i)
-	u := &chat.User{ID: chat.NewIDAt(born), Username: name, Discriminator: fmt.Sprintf("%04d", 1+i%9999), DisplayName: &name}
-	if err := st.InsertUser(ctx, u); err != nil {
-		return nil, "", fmt.Errorf("seed user: %w", err)
-	}
-	token := chat.NewToken(64)
-	if err := st.InsertSession(ctx, &chat.Session{ID: chat.NewID(), UserID: u.ID, Token: token, Name: "scale"}); err != nil {
-		return nil, "", fmt.Errorf("seed session: %w", err)
-	}
-	return u, token, nil
+// growth is the node measured and what has been seeded into it.
+type growth struct {
+	node *testbed.Node
+	seed *testbed.Seeder
+	sw   *searchWorld // the search channels, kept between sizes
 }
 
-// newServer stores a server owned by owner with channels text channels.
-func newServer(ctx context.Context, st store.Store, owner chat.ID, channels int) (*chat.Server, error) {
-	s := &chat.Server{ID: chat.NewID(), Owner: owner, Name: fmt.Sprintf("server %d", seq()), Channels: []chat.ID{},
-		DefaultPermissions: int64(perm.DefaultServer)}
-	for i := range channels {
-		ch := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: s.ID, Name: fmt.Sprintf("channel-%d", i)}
-		if err := st.InsertChannel(ctx, ch); err != nil {
-			return nil, fmt.Errorf("seed channel: %w", err)
-		}
-		s.Channels = append(s.Channels, ch.ID)
+// user seeds one user with a display name and returns the app's caller
+// for them.
+func (g *growth) user(ctx context.Context) (testbed.User, *app.Caller, error) {
+	u, err := g.seed.Users(ctx, 1, testbed.UserOptions{DisplayName: true, Discriminators: true})
+	if err != nil {
+		return testbed.User{}, nil, err
 	}
-	if err := st.InsertServer(ctx, s); err != nil {
-		return nil, fmt.Errorf("seed server: %w", err)
-	}
-	return s, nil
-}
-
-func join(ctx context.Context, st store.Store, server, user chat.ID) error {
-	m := &chat.Member{ID: chat.MemberID{Server: server, User: user}, JoinedAt: chat.Now()}
-	if err := st.InsertMember(ctx, m); err != nil {
-		return fmt.Errorf("seed member: %w", err)
-	}
-	return nil
+	caller, err := g.node.App.Authenticate(ctx, u[0].Token, "")
+	return u[0], caller, err
 }
 
 // measureReady seeds a user in servers servers of channels channels each
 // and measures building and encoding their Ready as the events gateway
 // does (default sections, JSON).
-func measureReady(ctx context.Context, n *node, servers, channels, reps int) (time.Duration, int, error) {
-	st := n.srv.Store
-	u, token, err := newUser(ctx, st)
+func (g *growth) ready(ctx context.Context, servers, channels, reps int) (time.Duration, int, error) {
+	u, caller, err := g.user(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	for range servers {
-		s, err := newServer(ctx, st, u.ID, channels)
+		s, err := g.seed.Server(ctx, u.ID, channels)
 		if err != nil {
 			return 0, 0, err
 		}
-		if err := join(ctx, st, s.ID, u.ID); err != nil {
+		if err := g.seed.Join(ctx, s.ID, []testbed.User{u}, nil); err != nil {
 			return 0, 0, err
 		}
 	}
-	caller, err := n.srv.App.Authenticate(ctx, token, "")
-	if err != nil {
-		return 0, 0, err
-	}
 	return perOp(reps, func() (int, error) {
-		ev, _, err := n.srv.App.Ready(ctx, caller, app.DefaultReadySections())
+		ev, _, err := g.node.App.Ready(ctx, caller, app.DefaultReadySections())
 		if err != nil {
 			return 0, fmt.Errorf("ready: %w", err)
 		}
@@ -128,40 +84,33 @@ func measureReady(ctx context.Context, n *node, servers, channels, reps int) (ti
 // measureMembers seeds a server of members members (one in ten with a
 // nickname) and measures GET /servers/{id}/members as the API serves it:
 // the use case and its JSON encoding.
-func measureMembers(ctx context.Context, n *node, members, reps int) (time.Duration, int, error) {
-	st := n.srv.Store
-	owner, token, err := newUser(ctx, st)
+func (g *growth) members(ctx context.Context, members, reps int) (time.Duration, int, error) {
+	owner, caller, err := g.user(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	s, err := newServer(ctx, st, owner.ID, 1)
+	s, err := g.seed.Server(ctx, owner.ID, 1)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := join(ctx, st, s.ID, owner.ID); err != nil {
+	others, err := g.seed.Users(ctx, members-1, testbed.UserOptions{DisplayName: true, Discriminators: true})
+	if err != nil {
 		return 0, 0, err
 	}
-	for i := 1; i < members; i++ {
-		u, _, err := newUser(ctx, st)
-		if err != nil {
-			return 0, 0, err
+	// The owner first, then the others, one in ten with a nickname.
+	err = g.seed.Join(ctx, s.ID, append([]testbed.User{owner}, others...), func(i int) *string {
+		if i == 0 || i%10 != 0 {
+			return nil
 		}
-		m := &chat.Member{ID: chat.MemberID{Server: s.ID, User: u.ID}, JoinedAt: chat.Now()}
-		if i%10 == 0 {
-			nick := fmt.Sprintf("nick %d", i)
-			m.Nickname = &nick
-		}
-		if err := st.InsertMember(ctx, m); err != nil {
-			return 0, 0, fmt.Errorf("seed member: %w", err)
-		}
-	}
-	caller, err := n.srv.App.Authenticate(ctx, token, "")
+		nick := fmt.Sprintf("nick %d", i)
+		return &nick
+	})
 	if err != nil {
 		return 0, 0, err
 	}
 	var body []byte
 	cpu, size, err := perOp(reps, func() (int, error) {
-		body, err = n.srv.App.FetchMembersJSON(ctx, caller, s.ID, false)
+		body, err = g.node.App.FetchMembersJSON(ctx, caller, s.ID, false)
 		if err != nil {
 			return 0, fmt.Errorf("fetch members: %w", err)
 		}
@@ -187,8 +136,6 @@ type searchWorld struct {
 	inserted   int
 }
 
-var sw *searchWorld
-
 const (
 	commonWord = "lantern" // in every message
 	rareWord   = "quokka"  // in one message in 10,000
@@ -203,33 +150,29 @@ type searchResult struct {
 // channel, the rest in a big one), then times searches for a common and a
 // rare word in both channels and both orders, and reports the store's
 // growth per message added.
-func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]searchResult, float64, error) {
-	st := n.srv.Store
-	if sw == nil {
-		u, token, err := newUser(ctx, st)
+func (g *growth) search(ctx context.Context, add, total, reps int) ([]searchResult, float64, error) {
+	n := g.node
+	if g.sw == nil {
+		u, caller, err := g.user(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
-		s, err := newServer(ctx, st, u.ID, 2)
+		s, err := g.seed.Server(ctx, u.ID, 2)
 		if err != nil {
 			return nil, 0, err
 		}
-		if err := join(ctx, st, s.ID, u.ID); err != nil {
+		if err := g.seed.Join(ctx, s.ID, []testbed.User{u}, nil); err != nil {
 			return nil, 0, err
 		}
-		caller, err := n.srv.App.Authenticate(ctx, token, "")
-		if err != nil {
-			return nil, 0, err
-		}
-		sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], server: s.ID, author: u.ID}
+		g.sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], server: s.ID, author: u.ID}
 	}
+	sw := g.sw
 	before, err := storeBytes(ctx, n)
 	if err != nil {
 		return nil, 0, err
 	}
 	first := time.Now().Add(-time.Duration(add) * time.Millisecond)
-	batch := make([]*chat.Message, 0, 10_000)
-	for i := range add {
+	err = g.seed.Messages(ctx, add, func(i int) *chat.Message {
 		k := sw.inserted + i
 		ch := sw.big
 		if k < 100 {
@@ -245,13 +188,10 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 		if k%10_000 == 5000 { // the caller's mentions, one in 10,000
 			m.Mentions = []chat.ID{sw.author}
 		}
-		batch = append(batch, m)
-		if len(batch) == cap(batch) || i == add-1 {
-			if err := st.InsertMessages(ctx, batch); err != nil {
-				return nil, 0, fmt.Errorf("seed messages: %w", err)
-			}
-			batch = batch[:0]
-		}
+		return m
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	sw.inserted += add
 	if err := analyze(ctx, n); err != nil {
@@ -272,7 +212,7 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 				for range reps {
 					q, o := word, order
 					start := time.Now()
-					res, err := n.srv.App.SearchMessages(ctx, sw.caller, c.id, chat.MessageSearch{Query: &q, Sort: &o})
+					res, err := n.App.SearchMessages(ctx, sw.caller, c.id, chat.MessageSearch{Query: &q, Sort: &o})
 					if err != nil {
 						return nil, 0, fmt.Errorf("search: %w", err)
 					}
@@ -281,9 +221,7 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 						return nil, 0, fmt.Errorf("search %q found nothing", word)
 					}
 				}
-				slices.Sort(lat)
-				out = append(out, searchResult{word: c.name + ":" + word, order: order,
-					p50: lat[len(lat)/2], p99: lat[min(len(lat)-1, len(lat)*99/100)]})
+				out = append(out, quantiles(c.name+":"+word, order, lat))
 			}
 		}
 	}
@@ -299,7 +237,7 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 			for range reps {
 				q := word
 				start := time.Now()
-				res, err := n.srv.App.Search(ctx, sw.caller, chat.Search{Server: &sw.server, Sort: &sort,
+				res, err := n.App.Search(ctx, sw.caller, chat.Search{Server: &sw.server, Sort: &sort,
 					Filters: &chat.SearchFilters{Content: &q}})
 				if err != nil {
 					return nil, 0, fmt.Errorf("server search: %w", err)
@@ -309,31 +247,33 @@ func measureSearch(ctx context.Context, n *node, add, total, reps int) ([]search
 					return nil, 0, fmt.Errorf("server search %q found nothing", word)
 				}
 			}
-			slices.Sort(lat)
-			out = append(out, searchResult{word: "server:" + word, order: order,
-				p50: lat[len(lat)/2], p99: lat[min(len(lat)-1, len(lat)*99/100)]})
+			out = append(out, quantiles("server:"+word, order, lat))
 		}
 	}
 	lat := make([]time.Duration, 0, reps)
 	for range reps {
 		start := time.Now()
-		if _, err := n.srv.App.FetchNotifications(ctx, sw.caller); err != nil {
+		if _, err := n.App.FetchNotifications(ctx, sw.caller); err != nil {
 			return nil, 0, fmt.Errorf("notifications: %w", err)
 		}
 		lat = append(lat, time.Since(start))
 	}
-	slices.Sort(lat)
-	out = append(out, searchResult{word: "inbox:mentions", order: "desc",
-		p50: lat[len(lat)/2], p99: lat[min(len(lat)-1, len(lat)*99/100)]})
+	out = append(out, quantiles("inbox:mentions", "desc", lat))
 	return out, float64(after-before) / float64(add), nil
+}
+
+// quantiles is the p50 and p99 of lat (which it sorts) as a row.
+func quantiles(word, order string, lat []time.Duration) searchResult {
+	slices.Sort(lat)
+	return searchResult{word: word, order: order, p50: testbed.Percentile(lat, 0.5), p99: testbed.Percentile(lat, 0.99)}
 }
 
 // storeBytes is the size of the store on disk: the SQLite file after a
 // checkpoint of its write-ahead log, or PostgreSQL's messages table with
 // its indexes and TOAST.
-func storeBytes(ctx context.Context, n *node) (int64, error) {
-	if n.dbPath != "" {
-		db, err := sql.Open("sqlite", "file:"+n.dbPath)
+func storeBytes(ctx context.Context, n *testbed.Node) (int64, error) {
+	if n.SQLitePath != "" {
+		db, err := sql.Open("sqlite", "file:"+n.SQLitePath)
 		if err != nil {
 			return 0, err
 		}
@@ -341,13 +281,13 @@ func storeBytes(ctx context.Context, n *node) (int64, error) {
 		if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 			return 0, fmt.Errorf("checkpoint: %w", err)
 		}
-		fi, err := os.Stat(n.dbPath)
+		fi, err := os.Stat(n.SQLitePath)
 		if err != nil {
 			return 0, err
 		}
 		return fi.Size(), nil
 	}
-	db, err := sql.Open("pgx", n.dbURL)
+	db, err := sql.Open("pgx", n.DatabaseURL)
 	if err != nil {
 		return 0, err
 	}
@@ -363,11 +303,11 @@ func storeBytes(ctx context.Context, n *node) (int64, error) {
 // seeding, as its autovacuum would soon after a bulk load: its planner
 // picks between walking a channel and intersecting a word's index
 // entries by them. SQLite's planner needs none.
-func analyze(ctx context.Context, n *node) error {
-	if n.dbURL == "" || n.dbPath != "" {
+func analyze(ctx context.Context, n *testbed.Node) error {
+	if n.DatabaseURL == "" {
 		return nil
 	}
-	db, err := sql.Open("pgx", n.dbURL)
+	db, err := sql.Open("pgx", n.DatabaseURL)
 	if err != nil {
 		return err
 	}
