@@ -39,6 +39,8 @@ const adminUsage = `usage: ermine admin COMMAND [args]   (USER is a user id or n
                                  close a report; A: None, DeleteMessage, DeleteServer,
                                  DisableUser, BanUser, DeleteUser
   export USER [FILE]             everything stored about the user, as JSON
+  claim IMPORTED REAL            hand an imported author's messages, reactions and
+                                 memberships to a real account (docs/importing-discord.md)
 `
 
 // admin runs "ermine admin ..." against the configured store. A server
@@ -176,8 +178,9 @@ func admin(ctx context.Context, cfg config.Config, args []string, stdout, stderr
 		if err != nil {
 			return fmt.Errorf("admin claim: %s", describe(err))
 		}
-		return done("%s now holds what %s had: %d messages, %d reactions, %d mentions, %d servers",
-			res.Real, res.Imported, res.Messages, res.Reactions, res.Mentions, res.Memberships)
+		return done("%s now holds what %s had: %d messages, %d reactions, %d mentions, %d servers\n"+
+			"(open clients were told of the %d changed messages among their channels' newest 100; they see older ones after a reload)",
+			res.Real, res.Imported, res.Messages, res.Reactions, res.Mentions, res.Memberships, res.Notified)
 	case "grant-privileged", "revoke-privileged":
 		if err := need(1); err != nil {
 			return err

@@ -63,6 +63,29 @@ func TestAdminClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A longer channel: open clients hear of the changes among its newest
+	// 100 messages only.
+	res = h.Do(apitest.Request{Method: http.MethodPost, Path: "/servers/" + string(srv) + "/channels", Session: alice.Token,
+		Body: map[string]any{"name": "archive"}})
+	if res.Status != http.StatusOK {
+		t.Fatalf("create channel: %d %s", res.Status, res.Body)
+	}
+	var archive chat.Channel
+	res.JSON(t, &archive)
+	var old []*chat.Message
+	for i := range 120 {
+		old = append(old, &chat.Message{ID: chat.NewIDAt(then.Add(time.Duration(i) * time.Second)), Channel: archive.ID, Author: ghost.ID,
+			Content: text("an old story")})
+	}
+	if err := st.InsertMessages(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	sock := h.Connect(alice.Token)
+	// As a client showing the server does: its member list's changes come.
+	sock.Send(map[string]any{"type": "Subscribe", "server_id": srv})
+	sock.Send(map[string]any{"type": "Ping", "data": 1})
+	sock.Expect("Pong")
+
 	// Only imported authors can be claimed, and only by real accounts.
 	if _, err := ermine(t, "--data", dir, "admin", "claim", string(alice.ID), string(ghost.ID)); err == nil || !strings.Contains(err.Error(), "not made by an import") {
 		t.Fatalf("claiming a real account: %v", err)
@@ -75,8 +98,46 @@ func TestAdminClaim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("admin claim: %v", err)
 	}
-	if !strings.Contains(out, "3 messages, 1 reactions, 1 mentions, 1 servers") {
+	if !strings.Contains(out, "123 messages, 1 reactions, 1 mentions, 1 servers") || !strings.Contains(out, "told of the 104 changed messages") {
 		t.Errorf("claim printed %q", out)
+	}
+
+	// Alice's open client is told: the imported member left, the changed
+	// messages (in one Bulk frame per channel, the newest 100 of the
+	// archive) have her as author, and the imported user is deleted.
+	updates := map[chat.ID]map[string]any{}
+	for range 2 {
+		bulk := sock.Expect("Bulk")
+		for _, item := range bulk["v"].([]any) {
+			ev := item.(map[string]any)
+			if ev["type"] != "MessageUpdate" {
+				t.Fatalf("Bulk holds %v", ev)
+			}
+			updates[chat.ID(ev["id"].(string))] = ev["data"].(map[string]any)
+		}
+	}
+	for _, id := range theirs {
+		if updates[id]["author"] != string(alice.ID) {
+			t.Errorf("MessageUpdate of %s: %v, want author Alice", id, updates[id])
+		}
+	}
+	for i, m := range old {
+		switch d, sent := updates[m.ID]; {
+		case i < 20 && sent:
+			t.Errorf("old message %d (beyond the newest 100) sent: %v", i, d)
+		case i >= 20 && (!sent || d["author"] != string(alice.ID)):
+			t.Errorf("recent message %d: %v, want author Alice", i, d)
+		}
+	}
+	if d := updates[reacted.ID]; d["author"] != nil || d["mentions"] == nil || d["reactions"] == nil {
+		t.Errorf("MessageUpdate of the message Alice reacted to: %v, want reactions and mentions only", d)
+	}
+	if len(updates) != 104 {
+		t.Errorf("%d MessageUpdates, want 104", len(updates))
+	}
+	ev := sock.ExpectMatch("UserUpdate", func(ev map[string]any) bool { return ev["id"] == string(ghost.ID) })
+	if flags, _ := ev["data"].(map[string]any)["flags"].(float64); uint32(flags)&chat.UserFlagDeleted == 0 {
+		t.Errorf("UserUpdate of the imported user: %v, want the deleted flag", ev)
 	}
 
 	// History.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -18,6 +19,15 @@ import (
 
 // claimBatch is how many messages a claim reads and rewrites at a time.
 const claimBatch = 500
+
+// claimLiveWindow is how many of a channel's newest messages a claim
+// tells connected clients about when it changes them: the pages a client
+// has loaded of a channel it shows (the API's largest page is 100). A
+// claim may move millions of messages, and one event each would flood
+// every client and the relay that carries an admin command's events to
+// the servers (it keeps at most 10,000 frames); changes to older messages
+// are seen after a reload, as clients fetch history again.
+const claimLiveWindow = 100
 
 // AdminClaimUser hands an imported author (a user with
 // UserFlagImported, made by an import for someone who had no account)
@@ -53,6 +63,7 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 	if err != nil {
 		return nil, dbError("fetch memberships", err)
 	}
+	live := &claimNotices{a: a, floor: map[chat.ID]chat.ID{}, updates: map[chat.ID][]chat.MessageUpdateEvent{}, at: map[chat.ID]int{}}
 
 	// Authorship: the messages leave the author's index as they are
 	// rewritten, so the first page is always the next one.
@@ -66,9 +77,17 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 		}
 		for _, m := range msgs {
 			m.Author = real.ID
-			res.Reactions += claimReactions(m, imp.ID, real.ID)
+			data := chat.Partial{"author": real.ID}
+			if n := claimReactions(m, imp.ID, real.ID); n > 0 {
+				res.Reactions += n
+				data["reactions"] = m.Reactions
+			}
 			if claimMentions(m, imp.ID, real.ID) {
 				res.Mentions++
+				data["mentions"] = m.Mentions
+			}
+			if err := live.add(ctx, m, data); err != nil {
+				return nil, err
 			}
 		}
 		if err := a.updateMessages(ctx, msgs); err != nil {
@@ -95,12 +114,21 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 				for _, msg := range page {
 					n := claimReactions(msg, imp.ID, real.ID)
 					mentioned := claimMentions(msg, imp.ID, real.ID)
-					if n > 0 || mentioned {
+					if n == 0 && !mentioned {
+						continue
+					}
+					data := chat.Partial{}
+					if n > 0 {
 						res.Reactions += n
-						if mentioned {
-							res.Mentions++
-						}
-						changed = append(changed, msg)
+						data["reactions"] = msg.Reactions
+					}
+					if mentioned {
+						res.Mentions++
+						data["mentions"] = msg.Mentions
+					}
+					changed = append(changed, msg)
+					if err := live.add(ctx, msg, data); err != nil {
+						return nil, err
 					}
 				}
 				if err := a.updateMessages(ctx, changed); err != nil {
@@ -152,18 +180,91 @@ func (a *App) AdminClaimUser(ctx context.Context, c *Caller, importedRef, realRe
 			ID: m.ID.Server, User: imp.ID, Reason: chat.LeaveReasonLeave}, event.Of(m.ID.Server))
 	}
 
+	var flags uint32
 	err = a.store.InTx(ctx, func(tx store.Store) error {
 		u, err := tx.FetchUser(ctx, imp.ID)
 		if err != nil {
 			return dbError("fetch user", err)
 		}
 		u.Flags |= chat.UserFlagDeleted
+		flags = u.Flags
 		return dbError("update user", tx.UpdateUser(ctx, u))
 	})
 	if err != nil {
 		return nil, err
 	}
+	res.Notified = live.publish(ctx)
+	// Those who saw the imported user (its servers' members, through the
+	// topics it had before it left them) learn it is gone.
+	topics := []string{event.Of(imp.ID)}
+	for _, m := range ms {
+		topics = append(topics, event.Members(m.ID.Server))
+	}
+	eventID := string(chat.NewID())
+	a.publish(ctx, chat.UserUpdateEvent{Type: chat.EvUserUpdate, ID: imp.ID,
+		Data: chat.Partial{"flags": flags}, Clear: []string{}, EventID: &eventID}, topics...)
 	return res, nil
+}
+
+// claimNotices gathers what a claim tells connected clients: a
+// MessageUpdate for each message it changed among its channel's newest
+// claimLiveWindow, sent once the claim is done (after the real user
+// joined the servers, so clients know the new author), one Bulk frame per
+// channel.
+type claimNotices struct {
+	a *App
+	// floor is each channel's oldest message id within the window ("" when
+	// the channel holds fewer messages than that).
+	floor   map[chat.ID]chat.ID
+	updates map[chat.ID][]chat.MessageUpdateEvent // by channel
+	at      map[chat.ID]int                       // message id → its place in updates
+}
+
+// add notes that m changed by data, if m is in its channel's window.
+func (n *claimNotices) add(ctx context.Context, m *chat.Message, data chat.Partial) error {
+	floor, ok := n.floor[m.Channel]
+	if !ok {
+		page, err := n.a.store.FetchMessages(ctx, store.MessageQuery{Channel: m.Channel, Sort: store.SortLatest, Limit: claimLiveWindow})
+		if err != nil {
+			return dbError("fetch messages", err)
+		}
+		if len(page) == claimLiveWindow {
+			floor = page[len(page)-1].ID
+		}
+		n.floor[m.Channel] = floor
+	}
+	if m.ID < floor {
+		return nil
+	}
+	if i, ok := n.at[m.ID]; ok {
+		maps.Copy(n.updates[m.Channel][i].Data, data)
+		return nil
+	}
+	n.at[m.ID] = len(n.updates[m.Channel])
+	n.updates[m.Channel] = append(n.updates[m.Channel], chat.MessageUpdateEvent{Type: chat.EvMessageUpdate, ID: m.ID,
+		Channel: m.Channel, Data: data, Clear: []string{}})
+	return nil
+}
+
+// publish sends the updates, oldest message first in each channel, and
+// returns how many there were.
+func (n *claimNotices) publish(ctx context.Context) int {
+	total := 0
+	for _, ch := range slices.Sorted(maps.Keys(n.updates)) {
+		evs := n.updates[ch]
+		slices.SortFunc(evs, func(x, y chat.MessageUpdateEvent) int { return strings.Compare(string(x.ID), string(y.ID)) })
+		total += len(evs)
+		if len(evs) == 1 {
+			n.a.publish(ctx, evs[0], event.Of(ch))
+			continue
+		}
+		items := make([]any, len(evs))
+		for i := range evs {
+			items[i] = evs[i]
+		}
+		n.a.publish(ctx, chat.BulkEvent{Type: chat.EvBulk, V: items}, event.Of(ch))
+	}
+	return total
 }
 
 // updateMessages writes rewritten messages in one transaction.

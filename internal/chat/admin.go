@@ -79,6 +79,10 @@ type ClaimResult struct {
 	// Memberships is how many servers the real user joined in the
 	// imported user's place (servers they were already in count too).
 	Memberships int `json:"memberships"`
+	// Notified is how many changed messages connected clients were told
+	// of (MessageUpdate): those among their channel's newest 100; clients
+	// see older ones after a reload.
+	Notified int `json:"notified"`
 }
 
 // AdminWarning is something an operator must see on the overview.
