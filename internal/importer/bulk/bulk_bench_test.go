@@ -3,18 +3,14 @@ package bulk_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
-	"ermine/internal/blob/disk"
 	"ermine/internal/chat"
 	"ermine/internal/importer"
 	"ermine/internal/importer/bulk"
+	"ermine/internal/importer/importertest"
 	"ermine/internal/store"
-	"ermine/internal/store/sqlite"
 )
 
 // BenchmarkBulkRoundTrip fills a SQLite store with
@@ -25,85 +21,49 @@ import (
 //
 //	go test -run '^$' -bench BulkRoundTrip -benchtime=1x ./internal/importer/bulk/
 func BenchmarkBulkRoundTrip(b *testing.B) {
-	total := 200_000
-	if s := os.Getenv("ERMINE_BENCH_BULK_MESSAGES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1000 {
-			b.Fatalf("ERMINE_BENCH_BULK_MESSAGES=%q: want a number of at least 1000", s)
-		}
-		total = n
-	}
+	total := importertest.Size(b, "ERMINE_BENCH_BULK_MESSAGES", 200_000, 1000)
 	ctx := context.Background()
-	src := b.TempDir()
-	st := openStore(b, src)
-	blobs, err := disk.Open(src + "/files")
-	if err != nil {
-		b.Fatal(err)
-	}
-	seed(b, st, total)
+	src := importertest.SQLite(b)
+	seed(b, src.Store, total)
 	b.ResetTimer()
-	var exp, imp, expCPU, impCPU time.Duration
+	var exp, imp importertest.Timing
 	for i := range b.N {
 		dir := fmt.Sprintf("%s/export-%d/", b.TempDir(), i)
 		sink, err := bulk.Create(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		start, cpu0 := time.Now(), cpuTime()
-		counts, err := bulk.Export(ctx, st, blobs, sink, bulk.ExportOptions{Generator: "bench"})
+		var counts map[string]int64
+		t, err := importertest.Measure(func() error {
+			var err error
+			if counts, err = bulk.Export(ctx, src.Store, src.Blobs, sink, bulk.ExportOptions{Generator: "bench"}); err != nil {
+				return err
+			}
+			return sink.Close()
+		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := sink.Close(); err != nil {
-			b.Fatal(err)
-		}
-		exp += time.Since(start)
-		expCPU += cpuTime() - cpu0
+		exp.Add(t)
 		if counts[bulk.TypeMessage] != int64(total) {
 			b.Fatalf("exported %d messages, want %d", counts[bulk.TypeMessage], total)
 		}
 
 		b.StopTimer()
-		dst := b.TempDir()
-		to := openStore(b, dst)
-		toBlobs, err := disk.Open(dst + "/files")
-		if err != nil {
-			b.Fatal(err)
-		}
+		to := importertest.SQLite(b)
 		b.StartTimer()
-		start, cpu0 = time.Now(), cpuTime()
-		p, err := importer.Begin(ctx, to, toBlobs, importer.Options{Source: "bulk"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := bulk.Import(ctx, p, dir); err != nil {
-			b.Fatal(err)
-		}
-		r, err := p.Finish(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		imp += time.Since(start)
-		impCPU += cpuTime() - cpu0
+		r, t := importertest.Import(b, to, importer.Options{Source: "bulk"}, func(ctx context.Context, p *importer.Pipeline) error {
+			_, err := bulk.Import(ctx, p, dir)
+			return err
+		})
+		imp.Add(t)
 		if r.Imported("messages") != int64(total) {
 			b.Fatalf("imported %d messages, want %d", r.Imported("messages"), total)
 		}
 	}
-	n := float64(total * b.N)
-	b.ReportMetric(n/exp.Seconds(), "export-msgs/s")
-	b.ReportMetric(n/expCPU.Seconds(), "export-msgs/cpu-s")
-	b.ReportMetric(n/imp.Seconds(), "import-msgs/s")
-	b.ReportMetric(n/impCPU.Seconds(), "import-msgs/cpu-s")
-}
-
-func openStore(b *testing.B, dir string) store.Store {
-	b.Helper()
-	st, err := sqlite.Open(context.Background(), dir+"/ermine.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	return st
+	n := int64(total * b.N)
+	importertest.Report(b, "export-", n, exp)
+	importertest.Report(b, "import-", n, imp)
 }
 
 // seed writes a server of 50 members and total messages in 10 channels.
@@ -146,13 +106,4 @@ func seed(b *testing.B, st store.Store, total int) {
 			batch = batch[:0]
 		}
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

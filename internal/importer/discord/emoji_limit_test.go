@@ -2,16 +2,14 @@ package discord_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
-	"ermine/internal/blob/disk"
 	"ermine/internal/chat"
 	"ermine/internal/importer"
 	"ermine/internal/importer/discord"
 	"ermine/internal/importer/discord/discordtest"
+	"ermine/internal/importer/importertest"
 	"ermine/internal/store"
-	"ermine/internal/store/sqlite"
 )
 
 // TestImportEmojiLimit imports with room for one custom emoji: the most
@@ -27,39 +25,20 @@ func TestImportEmojiLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, dir+"/ermine.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	blobs, err := disk.Open(dir + "/files")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg := importertest.SQLite(t)
+	st := tg.Store
 	owner := &chat.User{ID: chat.NewID(), Username: "owner", Discriminator: "0001"}
 	if err := st.InsertUser(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	opt := discord.Options{ServerName: "Limited", Owner: owner.ID, EmojiLimit: 1,
-		Name: func(_ context.Context, name, _ string, _ map[string]bool) (string, string, error) {
-			n++
-			return name, fmt.Sprintf("%04d", 2+n), nil
-		}}
+	opt := discord.Options{ServerName: "Limited", Owner: owner.ID, EmojiLimit: 1, Name: numbered()}
 	for run := range 2 {
-		p, err := importer.Begin(ctx, st, blobs, importer.Options{Source: "discord", Into: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum, err := discord.Import(ctx, p, files, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := p.Finish(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var sum *discord.Summary
+		rep, _ := importertest.Import(t, tg, importer.Options{Source: "discord", Into: true}, func(ctx context.Context, p *importer.Pipeline) error {
+			var err error
+			sum, err = discord.Import(ctx, p, files, opt)
+			return err
+		})
 		es, err := st.FetchServerEmojis(ctx, []chat.ID{sum.Server})
 		if err != nil {
 			t.Fatal(err)

@@ -3,35 +3,24 @@ package discord_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
-	"ermine/internal/blob/disk"
 	"ermine/internal/chat"
 	"ermine/internal/importer"
 	"ermine/internal/importer/discord"
 	"ermine/internal/importer/discord/discordtest"
-	"ermine/internal/store/sqlite"
+	"ermine/internal/importer/importertest"
 )
 
 // BenchmarkImportDiscord imports a generated guild of
 // ERMINE_BENCH_DISCORD_MESSAGES messages (default 100,000: 20 channels
-// of 5,000, no media) into a new SQLite store per iteration and reports
-// messages per second. Bounded: run it with -benchtime=1x.
+// of 5,000, no media) into a new SQLite store per iteration (and a
+// PostgreSQL schema with ERMINE_TEST_POSTGRES) and reports messages per
+// second. Bounded: run it with -benchtime=1x.
 //
 //	go test -run '^$' -bench ImportDiscord -benchtime=1x ./internal/importer/discord/
 func BenchmarkImportDiscord(b *testing.B) {
-	total := 100_000
-	if s := os.Getenv("ERMINE_BENCH_DISCORD_MESSAGES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1000 {
-			b.Fatalf("ERMINE_BENCH_DISCORD_MESSAGES=%q: want a number of at least 1000", s)
-		}
-		total = n
-	}
+	total := importertest.Size(b, "ERMINE_BENCH_DISCORD_MESSAGES", 100_000, 1000)
 	chans := 20
 	fx, err := discordtest.Write(b.TempDir(), discordtest.Options{Messages: total / (chans + len(fixedChannels)), ExtraChannels: chans})
 	if err != nil {
@@ -41,64 +30,41 @@ func BenchmarkImportDiscord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	b.ResetTimer()
-	var msgs int64
-	var elapsed, cpu time.Duration
-	for range b.N {
-		b.StopTimer()
-		dir := b.TempDir()
-		st, err := sqlite.Open(ctx, dir+"/ermine.db")
-		if err != nil {
-			b.Fatal(err)
-		}
-		blobs, err := disk.Open(dir + "/files")
-		if err != nil {
-			b.Fatal(err)
-		}
-		owner := &chat.User{ID: chat.NewID(), Username: "owner", Discriminator: "0001"}
-		if err := st.InsertUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start, cpu0 := time.Now(), cpuTime()
-		p, err := importer.Begin(ctx, st, blobs, importer.Options{Source: "discord", Into: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		sum, err := discord.Import(ctx, p, files, discord.Options{ServerName: "Bench", Owner: owner.ID, DefaultPermissions: 0,
-			Name: func(_ context.Context, name, _ string, _ map[string]bool) (string, string, error) {
-				n++
-				return name, fmt.Sprintf("%04d", 2+n), nil
-			}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := p.Finish(ctx); err != nil {
-			b.Fatal(err)
-		}
-		elapsed += time.Since(start)
-		cpu += cpuTime() - cpu0
-		msgs += sum.Messages
-		b.StopTimer()
-		st.Close()
-		b.StartTimer()
+	for name, open := range importertest.Engines() {
+		b.Run(name, func(b *testing.B) {
+			var msgs int64
+			var took importertest.Timing
+			for range b.N {
+				b.StopTimer()
+				tg := open(b)
+				owner := &chat.User{ID: chat.NewID(), Username: "owner", Discriminator: "0001"}
+				if err := tg.Store.InsertUser(context.Background(), owner); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				var sum *discord.Summary
+				_, t := importertest.Import(b, tg, importer.Options{Source: "discord", Into: true}, func(ctx context.Context, p *importer.Pipeline) error {
+					var err error
+					sum, err = discord.Import(ctx, p, files, discord.Options{ServerName: "Bench", Owner: owner.ID, Name: numbered()})
+					return err
+				})
+				b.StopTimer()
+				msgs += sum.Messages
+				took.Add(t)
+			}
+			importertest.Report(b, "", msgs, took)
+		})
 	}
-	b.ReportMetric(float64(msgs)/elapsed.Seconds(), "msgs/s")
-	// On a machine shared with other work the wall clock says little;
-	// messages per second of this process's CPU time say what one core
-	// of its own would do.
-	b.ReportMetric(float64(msgs)/cpu.Seconds(), "msgs/cpu-s")
 }
 
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// numbered gives every author its own name as is and the next
+// discriminator.
+func numbered() func(context.Context, string, string, map[string]bool) (string, string, error) {
+	n := 0
+	return func(_ context.Context, name, _ string, _ map[string]bool) (string, string, error) {
+		n++
+		return name, fmt.Sprintf("%04d", 2+n), nil
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fixedChannels are the channels discordtest always writes.
