@@ -171,18 +171,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 
 	deps := app.Deps{Store: s.store, Bus: s.bus, Blobs: blobs, Log: log,
 		Presence: state.Presence, Nonces: state.Nonces, Slowmodes: state.Slowmodes,
-		Passwords: passwordHasher(cfg.Passwords),
-		Settings: app.Settings{Limits: appLimits(cfg), AppURL: public.AppURL,
-			InviteOnly: cfg.Registration.InviteOnly, WebhooksOff: !cfg.Webhooks.Enabled,
-			Instance: app.Instance{Version: ReleaseVersion(), Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
-				DiskUploads: cfg.Files.Backend != config.FilesS3}}}
+		Passwords: passwordHasher(cfg.Passwords), Settings: appSettings(cfg, public)}
 	if cfg.Email.Enabled() {
 		m, err := mail.New(mail.Config{Host: cfg.Email.Host, Port: cfg.Email.Port, Security: cfg.Email.TLS,
 			Username: cfg.Email.Username, Password: cfg.Email.Password, From: cfg.Email.From})
 		if err != nil {
 			return nil, err
 		}
-		deps.Mailer, deps.Settings.MailRetry = m, cfg.Email.RetryDelay
+		deps.Mailer = m
 	}
 	if cfg.Captcha.Enabled() {
 		deps.Captcha = &captcha.HCaptcha{Secret: cfg.Captcha.HCaptchaSecret, SiteKey: cfg.Captcha.HCaptchaKey,
@@ -194,7 +190,6 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 			return nil, err
 		}
 		deps.Pusher = p
-		deps.Settings.FilesURL = public.FilesURL
 	}
 	if cfg.Voice.Enabled && len(cfg.Voice.Nodes) > 0 {
 		nodes := make([]voice.Node, 0, len(cfg.Voice.Nodes))
@@ -217,7 +212,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 			HTMLBytes: e.HTMLBytes, MediaBytes: e.MediaBytes, YouTubeOEmbed: e.YouTubeOEmbed,
 			ProxyCacheEntries: e.ProxyCacheEntries, FFprobe: ffprobe, Log: log,
 		})
-		deps.Previews, deps.Settings.PreviewLinks, deps.Settings.PreviewWorkers = previews, e.Links, e.Workers
+		deps.Previews = previews
 	}
 	s.App = app.New(deps)
 	s.startDeletions(ctx)
@@ -584,6 +579,18 @@ func (s *Server) every(ctx context.Context, interval time.Duration, task func(co
 		<-done
 		return nil
 	})
+}
+
+// appSettings are the app's plain values from the configuration. A
+// feature's values (mail retries, the files address of notifications,
+// previews per message) matter only when the server gives the app that
+// feature's dependency.
+func appSettings(cfg config.Config, public config.Public) app.Settings {
+	return app.Settings{Limits: appLimits(cfg), AppURL: public.AppURL, FilesURL: public.FilesURL,
+		InviteOnly: cfg.Registration.InviteOnly, WebhooksOff: !cfg.Webhooks.Enabled,
+		MailRetry: cfg.Email.RetryDelay, PreviewLinks: cfg.Embeds.Links, PreviewWorkers: cfg.Embeds.Workers,
+		Instance: app.Instance{Version: ReleaseVersion(), Store: storeName(cfg), Bus: cfg.Bus.Kind, Started: time.Now(),
+			DiskUploads: cfg.Files.Backend != config.FilesS3}}
 }
 
 func appLimits(cfg config.Config) app.Limits {
