@@ -149,6 +149,7 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 		}
 	}
 
+	inline := 0
 	for _, hdr := range fx.Channels {
 		chID := byName[hdr.Channel.Name]
 		var page struct {
@@ -182,8 +183,16 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 			if !ok || author.Username != dm.Author.Name || author.Flags&chat.UserFlagImported == 0 || (author.Bot != nil) != dm.Author.IsBot {
 				t.Errorf("message %s: author %+v, want imported %s (bot %v)", dm.ID, author, dm.Author.Name, dm.Author.IsBot)
 			}
-			if got.Content == nil || *got.Content != dm.Content {
-				t.Errorf("message %s: content %v, want %q", dm.ID, got.Content, dm.Content)
+			// A custom emoji in the text is written as Ermine does, :ID:.
+			want := dm.Content
+			for _, e := range dm.InlineEmojis {
+				if key := emojiKey[e.ID]; key != "" {
+					want = strings.ReplaceAll(want, ":"+e.Name+":", ":"+key+":")
+					inline++
+				}
+			}
+			if got.Content == nil || *got.Content != want {
+				t.Errorf("message %s: content %v, want %q", dm.ID, got.Content, want)
 			}
 			if (got.Pinned != nil && *got.Pinned) != dm.IsPinned {
 				t.Errorf("message %s: pinned %v, want %v", dm.ID, got.Pinned, dm.IsPinned)
@@ -227,6 +236,10 @@ func checkDiscordImport(t *testing.T, h *apitest.Harness, alice *apitest.User, s
 				}
 			}
 		}
+	}
+
+	if inline == 0 {
+		t.Error("no message with a custom emoji in its text")
 	}
 
 	// The events socket sees the server and its channels.

@@ -13,8 +13,8 @@ import (
 	"ermine/internal/chat"
 )
 
-// seeEmoji records a custom emoji met in a reaction of channel ch, used
-// by uses people, and where its image is when the export holds it (the
+// seeEmoji records a custom emoji met in channel ch (in a reaction, or
+// in a message's content), used uses times, and where its image is when the export holds it (the
 // tool's --media writes it beside the export and imageUrl names it).
 func (im *importState) seeEmoji(ch *channel, e Emoji, uses int) {
 	ce := im.emoji[e.ID]
@@ -48,8 +48,8 @@ func (im *importState) emojiOrder() []string {
 // (also its image's file id, as for an emoji made through the API).
 func emojiID(did string) chat.ID { return mintID("emoji", did, snowTime(did)) }
 
-// writeEmoji makes server emoji of the custom emoji reactions use whose
-// images the export holds, most used first, up to the server's limit,
+// writeEmoji makes server emoji of the custom emoji reactions and
+// messages use whose images the export holds, most used first, up to the server's limit,
 // with names made valid and distinct; the others are reported. Then it
 // notes which ones the server holds, for the reactions.
 func (im *importState) writeEmoji(ctx context.Context) error {
@@ -120,6 +120,18 @@ func (im *importState) writeEmojiCollection(ctx context.Context) error {
 		}
 	}
 	return w.Close(ctx)
+}
+
+// inlineEmoji writes the custom emoji content uses (":name:" in the
+// export) as Ermine does, ":ID:", for those the server holds; the
+// others stay as the export wrote them.
+func (im *importState) inlineEmoji(content string, inline []Emoji) string {
+	for _, e := range inline {
+		if id, ok := im.emojiIDs[e.ID]; ok && e.Name != "" {
+			content = strings.ReplaceAll(content, ":"+e.Name+":", ":"+string(id)+":")
+		}
+	}
+	return content
 }
 
 // emojiName makes a Discord emoji name an Ermine one: lower case

@@ -89,6 +89,9 @@ type Message struct {
 	Reactions          []Reaction   `json:"reactions"`
 	Mentions           []Author     `json:"mentions"`
 	Reference          *Reference   `json:"reference,omitempty"`
+	// InlineEmojis are the emoji the content uses (newer versions of the
+	// tool write them); a custom one stands in Content as ":name:".
+	InlineEmojis []Emoji `json:"inlineEmojis,omitempty"`
 }
 
 // Message types the importer treats specially; the others are kept as

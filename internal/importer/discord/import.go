@@ -191,6 +191,11 @@ func (im *importState) survey(ctx context.Context, files []string) error {
 					im.seeEmoji(ch, r.Emoji, max(r.Count, len(r.Users)))
 				}
 			}
+			for _, e := range m.Inline {
+				if e.ID != "" {
+					im.seeEmoji(ch, e, 1)
+				}
+			}
 			return nil
 		})
 		f.Close()
@@ -217,6 +222,7 @@ type surveyed struct {
 	Attachments []json.RawMessage `json:"attachments"`
 	Embeds      []json.RawMessage `json:"embeds"`
 	Mentions    []Author          `json:"mentions"`
+	Inline      []Emoji           `json:"inlineEmojis"`
 	Reactions   []struct {
 		Emoji Emoji    `json:"emoji"`
 		Count int      `json:"count"`
@@ -706,7 +712,7 @@ func (im *importState) message(ctx context.Context, w *importer.Writer, c *chann
 	}
 	if msg.System == nil {
 		if m.Content != "" {
-			content := m.Content
+			content := im.inlineEmoji(m.Content, m.InlineEmojis)
 			msg.Content = &content
 		}
 		if m.TimestampEdited != nil && *m.TimestampEdited != "" {

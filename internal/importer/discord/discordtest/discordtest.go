@@ -167,6 +167,16 @@ func Write(dir string, o Options) (*Fixture, error) {
 					m.Reactions = append(m.Reactions, discord.Reaction{Emoji: e, Count: 1, Users: []discord.Author{users[(2+k)%len(users)]}})
 				}
 			}
+			if i%26 == 8 {
+				// The first custom emoji in the text, as the tool writes it.
+				e := CustomEmoji[0]
+				if o.Media {
+					e.ImageURL = media + "/" + e.Name + "-" + e.ID + filepath.Ext(e.ImageURL)
+					f.Media[e.ImageURL] = emojiImage(0)
+				}
+				m.Content += " :" + e.Name + ":"
+				m.InlineEmojis = append(m.InlineEmojis, e)
+			}
 			if i%9 == 2 {
 				mu := users[(i/9)%len(users)]
 				m.Mentions = append(m.Mentions, mu)
