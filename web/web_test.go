@@ -4,21 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"ermine/internal/apitest"
+	"ermine/internal/testbed"
 )
 
 // chromiumPath is Debian's chromium package (apt-get install chromium).
@@ -243,23 +239,11 @@ func runScript(t *testing.T, bin, url, script, done string, env ...string) {
 	}
 }
 
-func buildErmine(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go is not on PATH: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "ermine")
-	cmd := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, "./cmd/ermine")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ermine: %v\n%s", err, out)
-	}
-	return bin
-}
+// buildErmine builds cmd/ermine into a temporary directory.
+func buildErmine(t *testing.T) string { return testbed.BuildErmine(t) }
 
-// startErmine runs the binary on 127.0.0.1:0 with a fresh data directory
-// (and env) and returns the API URL it announces; the test's end stops it.
+// startErmine runs the binary on a free loopback port with a fresh data
+// directory (and env) and returns its API URL; the test's end stops it.
 func startErmine(t *testing.T, bin string, env ...string) string {
 	t.Helper()
 	return startErmineIn(t, bin, filepath.Join(t.TempDir(), "data"), env...)
@@ -268,112 +252,12 @@ func startErmine(t *testing.T, bin string, env ...string) string {
 // startErmineIn starts Ermine on the data directory data.
 func startErmineIn(t *testing.T, bin, data string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", data)
-	cmd.Env = append(append(environ(), "ERMINE_LOG_FORMAT=json", "ERMINE_LOG_LEVEL=info"), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start ermine: %v", err)
-	}
-	log := &syncBuffer{}
-	serving := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			_, _ = log.Write(append(line, '\n'))
-			var rec struct{ Msg, API string }
-			if json.Unmarshal(line, &rec) == nil && rec.Msg == "ermine is serving" {
-				select {
-				case serving <- rec.API:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		stopped := make(chan error, 1)
-		go func() { <-done; stopped <- cmd.Wait() }()
-		select {
-		case err := <-stopped:
-			if err != nil {
-				t.Errorf("ermine did not stop cleanly: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("ermine did not stop within 15 s of SIGINT")
-		}
-		if t.Failed() {
-			t.Logf("ermine log:\n%s", log.String())
-		}
-	})
-	select {
-	case url := <-serving:
-		if err := waitHealthy(url); err != nil {
-			t.Fatalf("ermine at %s: %v", url, err)
-		}
-		return url
-	case <-done:
-		t.Fatalf("ermine exited before serving:\n%s", log.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("ermine did not start within 30 s:\n%s", log.String())
-	}
-	return ""
-}
-
-func waitHealthy(url string) error {
-	var last error
-	for range 50 {
-		res, err := http.Get(url + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("/healthz answered %d", res.StatusCode)
-		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	return errors.Join(errors.New("not healthy"), last)
+	return testbed.Ermine(t, bin, data, append([]string{"ERMINE_LOG_LEVEL=info"}, env...)...).URL
 }
 
 // environ is the test's environment without Ermine's own settings nor
 // Node options that would change the runner.
-func environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ERMINE_") || strings.HasPrefix(kv, "NODE_OPTIONS=") || strings.HasPrefix(kv, "NODE_TEST_CONTEXT=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func environ() []string { return testbed.Environ("NODE_OPTIONS=", "NODE_TEST_CONTEXT=") }
 
 // TestSeenCheck runs e2e/seen.mjs: the person check every end-to-end step
 // goes through (lib.mjs seen) passes a visible control and fails one

@@ -13,7 +13,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +22,8 @@ import (
 
 	"ermine/internal/apitest"
 	"ermine/internal/config"
+
+	"ermine/internal/testbed"
 )
 
 // TestHostileInput is the hostile-input campaign, bounded and on
@@ -43,15 +44,7 @@ func TestHostileInput(t *testing.T) {
 		})
 		t.Run("postgres", func(t *testing.T) {
 			t.Parallel()
-			dsn := os.Getenv("ERMINE_TEST_POSTGRES")
-			if dsn == "" {
-				msg := "the PostgreSQL run needs ERMINE_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)"
-				if os.Getenv("CI") != "" {
-					t.Fatal(msg + "; it must be set under CI")
-				}
-				t.Skip(msg)
-			}
-			db := freshDatabase(t, dsn)
+			db := testbed.Database(t, testbed.Postgres(t))
 			postgresLog, _ = campaign(t, apitest.Start(t, apitest.NoRateLimits, func(c *config.Config) { c.Database.URL = db }))
 		})
 	})

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"ermine/internal/testbed"
 )
 
 // TestKillNineKeepsAcknowledgedMessages backs docs/configuration.md's durability
@@ -23,9 +22,10 @@ func TestKillNineKeepsAcknowledgedMessages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the ermine binary")
 	}
-	bin := buildErmine(t)
+	bin := testbed.BuildErmine(t)
 	data := t.TempDir()
-	n, cmd := startOn(t, bin, data)
+	env := []string{"ERMINE_LIMITS_RATE_LIMITS=false", "ERMINE_LOG_LEVEL=warn"}
+	n := startNode(t, bin, data, env)
 	u := n.newUser(t, "Durable")
 	var created struct {
 		Channels []struct {
@@ -71,17 +71,14 @@ func TestKillNineKeepsAcknowledgedMessages(t *testing.T) {
 		}()
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no checkpoint
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	n.kill(t) // SIGKILL: no shutdown, no checkpoint
 	close(stop)
 	wg.Wait()
 	if len(acked) == 0 {
 		t.Fatal("no message was acknowledged before the kill")
 	}
 
-	n, _ = startOn(t, bin, data)
+	n = startNode(t, bin, data, env)
 	stored := map[string]bool{}
 	before := ""
 	for range 1000 {
@@ -110,44 +107,5 @@ func TestKillNineKeepsAcknowledgedMessages(t *testing.T) {
 	t.Logf("%d messages acknowledged before SIGKILL, %d stored after restart, %d lost", len(acked), len(stored), lost)
 	if lost > 0 {
 		t.Errorf("%d acknowledged messages lost to a process crash", lost)
-	}
-}
-
-// startOn runs bin on a free port with its data in dir and waits until
-// it answers; the test's end stops it if it still runs.
-func startOn(t *testing.T, bin, dir string) (*node, *exec.Cmd) {
-	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "--listen", addr, "--data", dir)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ERMINE_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "ERMINE_LIMITS_RATE_LIMITS=false", "ERMINE_LOG_LEVEL=warn")
-	n := &node{base: "http://" + addr, log: &syncBuffer{}}
-	cmd.Stdout, cmd.Stderr = n.log, n.log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start ermine: %v", err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get(n.base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return n, cmd
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node not answering after 60s: %v\n%s", err, n.log.String())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"ermine/internal/testbed"
 )
 
 // TestTwoNodesShareSlowmode runs two ermine processes sharing PostgreSQL
@@ -23,8 +25,8 @@ func TestTwoNodesShareSlowmode(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	db := freshDatabase(t, pgURL)
-	bin := buildErmine(t)
+	db := testbed.Database(t, pgURL)
+	bin := testbed.BuildErmine(t)
 	env := []string{
 		"ERMINE_DATABASE_URL=" + db,
 		"ERMINE_BUS_KIND=redis",
@@ -33,8 +35,8 @@ func TestTwoNodesShareSlowmode(t *testing.T) {
 		"ERMINE_PASSWORDS_MEMORY_KIB=64",
 		"ERMINE_PASSWORDS_PASSES=1",
 	}
-	one := startNode(t, bin, env)
-	two := startNode(t, bin, env)
+	one := startNode(t, bin, t.TempDir(), env)
+	two := startNode(t, bin, t.TempDir(), env)
 	alice := one.newUser(t, "alice")
 	bob := two.newUser(t, "bob")
 

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"ermine/internal/testbed"
 )
 
 // threeNodeLease is the presence lease of the three-node test: short, so
@@ -52,8 +54,8 @@ func TestThreeNodes(t *testing.T) {
 	if region == "" {
 		region = "us-east-1"
 	}
-	db := freshDatabase(t, pgURL)
-	bin := buildErmine(t)
+	db := testbed.Database(t, pgURL)
+	bin := testbed.BuildErmine(t)
 	env := []string{
 		"ERMINE_DATABASE_URL=" + db,
 		"ERMINE_BUS_KIND=nats",
@@ -74,7 +76,7 @@ func TestThreeNodes(t *testing.T) {
 		"ERMINE_PASSWORDS_MEMORY_KIB=64",
 		"ERMINE_PASSWORDS_PASSES=1",
 	}
-	nodes := []*node{startNode(t, bin, env), startNode(t, bin, env), startNode(t, bin, env)}
+	nodes := []*node{startNode(t, bin, t.TempDir(), env), startNode(t, bin, t.TempDir(), env), startNode(t, bin, t.TempDir(), env)}
 	one, two, three := nodes[0], nodes[1], nodes[2]
 
 	alice, bob, carol, dave := one.newUser(t, "alice"), two.newUser(t, "bob"),

@@ -8,20 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/jackc/pgx/v5"
+
+	"ermine/internal/testbed"
 )
 
 // TestTwoNodes runs two ermine processes sharing one PostgreSQL database
@@ -29,8 +24,8 @@ import (
 // reaches a WebSocket connected to the other, in both directions.
 func TestTwoNodes(t *testing.T) {
 	pgURL, natsURL := services(t)
-	db := freshDatabase(t, pgURL)
-	bin := buildErmine(t)
+	db := testbed.Database(t, pgURL)
+	bin := testbed.BuildErmine(t)
 	env := []string{
 		"ERMINE_DATABASE_URL=" + db,
 		"ERMINE_BUS_KIND=nats",
@@ -41,8 +36,8 @@ func TestTwoNodes(t *testing.T) {
 		"ERMINE_PASSWORDS_MEMORY_KIB=64",
 		"ERMINE_PASSWORDS_PASSES=1",
 	}
-	one := startNode(t, bin, env)
-	two := startNode(t, bin, env)
+	one := startNode(t, bin, t.TempDir(), env)
+	two := startNode(t, bin, t.TempDir(), env)
 
 	alice := one.newUser(t, "alice")
 	bob := two.newUser(t, "bob")
@@ -99,155 +94,32 @@ func TestTwoNodes(t *testing.T) {
 // skipping the test when they are not set, or failing it under CI.
 func services(t *testing.T) (pgURL, natsURL string) {
 	t.Helper()
-	pgURL, natsURL = os.Getenv("ERMINE_TEST_POSTGRES"), os.Getenv("ERMINE_TEST_NATS")
-	if pgURL != "" && natsURL != "" {
-		return pgURL, natsURL
-	}
-	msg := "two-node test needs ERMINE_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) " +
-		"and ERMINE_TEST_NATS (e.g. nats://127.0.0.1:4222)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg + "; they must be set under CI")
-	}
-	t.Skip(msg)
-	return "", ""
-}
-
-// freshDatabase creates an empty database on the server of dsn, dropped
-// when the test ends, and returns its URL.
-func freshDatabase(t *testing.T, dsn string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", dsn, err)
-	}
-	defer admin.Close(context.Background())
-	name := "ermine_twonode_" + randomHex(t, 6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("connect to drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("parse %s: %v", dsn, err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
-// buildErmine builds the ermine command into a temporary directory.
-func buildErmine(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ermine")
-	out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	urls := testbed.Env(t, "ERMINE_TEST_POSTGRES", "ERMINE_TEST_NATS")
+	return urls[0], urls[1]
 }
 
 // node is one running ermine process.
 type node struct {
-	base   string // http://host:port
-	log    *syncBuffer
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when the process has exited
-	killed atomic.Bool   // by the test, so its exit is expected
+	base string // http://host:port
+	p    *testbed.Process
 }
 
 // kill ends the node with SIGKILL, as a crash would, and waits for it.
 func (n *node) kill(t *testing.T) {
 	t.Helper()
-	n.killed.Store(true)
-	if err := n.cmd.Process.Kill(); err != nil {
+	if err := n.p.Kill(); err != nil {
 		t.Fatalf("kill node: %v", err)
 	}
-	<-n.exited
 }
 
-// startNode runs bin on a free loopback port with env added to this
-// process's environment (minus its own ERMINE_ settings) and waits until
-// it answers. The process is stopped with SIGINT when the test ends.
-func startNode(t *testing.T, bin string, env []string) *node {
+// startNode runs bin on a free loopback port with its data in the
+// directory data and env added to this process's environment (minus its
+// own ERMINE_ settings), and waits until it answers. The process is
+// stopped with SIGINT when the test ends.
+func startNode(t *testing.T, bin, data string, env []string) *node {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "--listen", addr, "--data", t.TempDir())
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ERMINE_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	exited := make(chan struct{})
-	n := &node{base: "http://" + addr, log: &syncBuffer{}, cmd: cmd, exited: exited}
-	cmd.Stdout, cmd.Stderr = n.log, n.log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start ermine: %v", err)
-	}
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-			if waitErr != nil && !n.killed.Load() {
-				t.Errorf("node %s exited: %v", addr, waitErr)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Errorf("node %s did not stop within 20s", addr)
-		}
-		if t.Failed() {
-			t.Logf("log of node %s:\n%s", addr, n.log.String())
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-exited:
-			t.Fatalf("node %s exited while starting: %v\n%s", addr, waitErr, n.log.String())
-		default:
-		}
-		res, err := http.Get(n.base + "/")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return n
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node %s not answering after 60s: %v\n%s", addr, err, n.log.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	p := testbed.Ermine(t, bin, data, env...)
+	return &node{base: p.URL, p: p}
 }
 
 // user is an account with a session, made through the public API. ip is
@@ -434,23 +306,4 @@ func randomHex(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// syncBuffer is a bytes.Buffer safe for the writes of a process's two
-// output streams and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
