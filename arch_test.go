@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	// presence for online state).
 	"internal/app":       {chat, perm, store, pubsub, blob, "internal/auth", "internal/presence", "internal/slowmode", "internal/nonce", event, "internal/app/emoji", "internal/voice", "internal/github", "internal/avatar", "internal/batch"},
 	"internal/api":       {chat, app, ratelimit, "internal/api/contract"},
-	"internal/gateway":   {chat, app, pubsub, event, ratelimit},
+	"internal/gateway":   {chat, app, pubsub, event, ratelimit, "internal/resume"},
 	"internal/files":     {chat, app, blob, ratelimit},
 	"internal/auth":      {chat},
 	"internal/ratelimit": {chat},
@@ -106,12 +106,16 @@ var allowed = map[string][]string{
 	"internal/presence/presencetest": {chat, "internal/presence"},
 	// shared builds the state nodes share (presence, nonces, rate limits,
 	// slowmode) in memory or in Redis; sharedtest is the one suite of it.
-	"internal/shared": {"internal/presence", "internal/nonce", ratelimit, "internal/slowmode", pubsub},
+	"internal/shared": {"internal/presence", "internal/nonce", ratelimit, "internal/slowmode", pubsub, "internal/resume"},
+	// resume keeps the held streams of resumable events connections
+	// (memory or Redis); resumetest is the suite of both.
+	"internal/resume":            {},
+	"internal/resume/resumetest": {"internal/resume"},
 	// redistest connects the Redis suites to ERMINE_TEST_REDIS.
 	"internal/redistest": {},
 	"internal/shared/sharedtest": {chat, "internal/shared", "internal/presence", "internal/presence/presencetest",
 		"internal/nonce", "internal/nonce/noncetest", ratelimit, "internal/ratelimit/limitertest",
-		"internal/slowmode", "internal/slowmode/slowmodetest"},
+		"internal/slowmode", "internal/slowmode/slowmodetest", "internal/resume", "internal/resume/resumetest"},
 	// server is the wiring cmd/ermine and the whole-server tests share;
 	// wsload and e2e are tools and tests.
 	"internal/server": {"*"},
@@ -150,7 +154,7 @@ var testOnly = []string{"internal/apitest", "internal/store/storetest", "interna
 	"internal/blob/blobtest", "internal/ratelimit/limitertest", "internal/embeds/embedstest",
 	"internal/voice/voicetest", "internal/slowmode/slowmodetest", "internal/nonce/noncetest",
 	"internal/presence/presencetest", "internal/shared/sharedtest", "internal/redistest",
-	"internal/importer/importertest"}
+	"internal/importer/importertest", "internal/resume/resumetest"}
 
 // TestArchitecture checks every package imports only what its layer may.
 func TestArchitecture(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package shared gathers the state the nodes of one instance must agree
 // on and that does not belong in the database: who is online
 // (presence), the idempotency keys of recent sends (nonce), rate-limit
-// windows (ratelimit) and slowmode windows (slowmode). Each has a
+// windows (ratelimit), slowmode windows (slowmode) and the held streams
+// of resumable events connections (resume). Each has a
 // single-process implementation and a Redis one; Memory and Redis build
 // the whole set, and sharedtest is the one suite both pass.
 //
@@ -30,6 +31,7 @@ import (
 	"ermine/internal/presence"
 	"ermine/internal/pubsub"
 	"ermine/internal/ratelimit"
+	"ermine/internal/resume"
 	"ermine/internal/slowmode"
 )
 
@@ -39,6 +41,7 @@ type State struct {
 	Nonces    nonce.Guard
 	Limiter   ratelimit.Limiter
 	Slowmodes slowmode.Windows
+	Streams   resume.Streams
 
 	closers []func() error
 }
@@ -61,6 +64,7 @@ func Memory() *State {
 		Nonces:    nonce.NewMemory(0),
 		Limiter:   ratelimit.NewMemory(nil),
 		Slowmodes: slowmode.NewMemory(nil),
+		Streams:   resume.NewMemory(nil),
 	}
 }
 
@@ -97,6 +101,7 @@ func Redis(ctx context.Context, c redis.UniversalClient, o RedisOptions) (*State
 		Nonces:    nonce.NewRedis(c, o.Prefix+"nonce:", 0),
 		Limiter:   ratelimit.NewRedis(c, o.Prefix+"rl:"),
 		Slowmodes: slowmode.NewRedis(c, o.Prefix+"slowmode:"),
+		Streams:   resume.NewRedis(c, o.Prefix+"resume:"),
 		closers:   []func() error{c.Close, p.Close},
 	}, nil
 }

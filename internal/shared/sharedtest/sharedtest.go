@@ -1,5 +1,6 @@
 // Package sharedtest is the one conformance suite of shared.State: the
-// suites of each part (presence, nonces, rate limits, slowmode) on one
+// suites of each part (presence, nonces, rate limits, slowmode, resume
+// streams) on one
 // node, and the same state seen from several nodes.
 package sharedtest
 
@@ -16,6 +17,8 @@ import (
 	"ermine/internal/presence/presencetest"
 	"ermine/internal/ratelimit"
 	"ermine/internal/ratelimit/limitertest"
+	"ermine/internal/resume"
+	"ermine/internal/resume/resumetest"
 	"ermine/internal/shared"
 	"ermine/internal/slowmode"
 	"ermine/internal/slowmode/slowmodetest"
@@ -68,6 +71,11 @@ func Run(t *testing.T, open func(t *testing.T) Cluster) {
 			return open(t).Node(t).Slowmodes, time.Sleep
 		})
 	})
+	t.Run("Streams", func(t *testing.T) {
+		resumetest.Run(t, 100*time.Millisecond, func(t *testing.T) (resume.Streams, func(time.Duration)) {
+			return open(t).Node(t).Streams, time.Sleep
+		})
+	})
 	t.Run("AcrossNodes", func(t *testing.T) {
 		c := open(t)
 		if !c.Shared {
@@ -100,6 +108,17 @@ func Run(t *testing.T, open func(t *testing.T) Cluster) {
 		}
 		if w, err := b.Slowmodes.Start(ctx, user, ch, time.Minute); err != nil || w == nil {
 			t.Errorf("a window opened on a did not hold on b = %+v, %v", w, err)
+		}
+
+		id := rand.Text()
+		if err := a.Streams.Open(ctx, id, string(user), "json", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Streams.Append(ctx, id, []resume.Frame{{Seq: 1, Data: []byte("{}")}}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := b.Streams.Frames(ctx, id, 0); err != nil || len(f) != 1 {
+			t.Errorf("a stream held on a read on b = %v, %v", f, err)
 		}
 	})
 }
