@@ -110,6 +110,7 @@ func TestTopics(t *testing.T) {
 		{event.Of(id), event.KindOf},
 		{event.Private(id), event.KindPrivate},
 		{event.Members(id), event.KindMembers},
+		{event.Resume(string(id)), event.KindResume},
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {

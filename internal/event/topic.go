@@ -11,12 +11,14 @@ import (
 //	<id>   anyone subscribed to that user, server or channel
 //	<id>!  only that user's own connections
 //	<id>u  member-list updates of a server (bots and Subscribe-ers)
+//	<id>!r the connection holding a resumable events stream (its resume id)
 //
-// Only this file knows the suffixes: build topics with Of, Private and
-// Members, and read one with Parse.
+// Only this file knows the suffixes: build topics with Of, Private,
+// Members and Resume, and read one with Parse.
 const (
 	privateSuffix = "!"
 	membersSuffix = "u"
+	resumeSuffix  = "!r"
 )
 
 // Private is the topic of a user's own connections.
@@ -24,6 +26,10 @@ func Private(user chat.ID) string { return string(user) + privateSuffix }
 
 // Members is the member-updates topic of a server.
 func Members(server chat.ID) string { return string(server) + membersSuffix }
+
+// Resume is the topic of the connection holding the resumable stream id
+// (an opaque resume id, not a ULID); only gateways publish on it.
+func Resume(id string) string { return id + resumeSuffix }
 
 // Of is the plain topic of a user, server or channel.
 func Of(id chat.ID) string { return string(id) }
@@ -36,10 +42,11 @@ const (
 	KindOf      Kind = iota // Of(id)
 	KindPrivate             // Private(id)
 	KindMembers             // Members(id)
+	KindResume              // Resume(id)
 )
 
 // Parse returns the kind of a topic and the id it is about, undoing Of,
-// Private and Members. (Ids are upper-case ULIDs, so a suffix is never
+// Private, Members and Resume. (Ids are upper-case ULIDs, so a suffix is never
 // part of one.)
 func Parse(topic string) (Kind, chat.ID) {
 	if id, ok := strings.CutSuffix(topic, privateSuffix); ok {
@@ -47,6 +54,9 @@ func Parse(topic string) (Kind, chat.ID) {
 	}
 	if id, ok := strings.CutSuffix(topic, membersSuffix); ok {
 		return KindMembers, chat.ID(id)
+	}
+	if id, ok := strings.CutSuffix(topic, resumeSuffix); ok {
+		return KindResume, chat.ID(id)
 	}
 	return KindOf, chat.ID(topic)
 }

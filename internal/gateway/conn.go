@@ -37,6 +37,10 @@ type conn struct {
 	// ones. Dropped once Ready is built.
 	sections *app.ReadySections
 	ip       string
+	// rq is what the URL asked of resume; res is the stream of a
+	// resumable connection, nil for the others (resume.go).
+	rq  resumeQuery
+	res *resumeState
 
 	pending atomic.Int32 // frames queued or being written
 	closing atomic.Bool  // being closed: nothing more is written
@@ -162,6 +166,12 @@ func (c *conn) onClose() {
 	}
 	c.closing.Store(true)
 	c.authDone()
+	if c.holdForResume() {
+		return
+	}
+	if r := c.res; r != nil {
+		r.over.Store(true)
+	}
 	if err := c.g.hub.removeAll(c); err != nil {
 		c.g.log.Error("events: leave topics", "err", err)
 	}
@@ -204,7 +214,7 @@ func (c *conn) enqueue(f func()) {
 // reserve counts one more pending frame, cutting the connection when the
 // client has fallen SendQueue frames behind.
 func (c *conn) reserve() bool {
-	if c.closing.Load() {
+	if c.stopped() {
 		return false
 	}
 	if c.pending.Add(1) > c.g.sendQueue {
@@ -384,10 +394,28 @@ func (c *conn) authenticate(token string) {
 	// meanwhile (a relationship, a new server or DM) waits in early and
 	// follows Ready, where otherwise it would be in neither.
 	me := caller.User.ID
+	if c.rq.want {
+		c.res = &resumeState{}
+	}
 	if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
 		g.log.Error("events: follow topics", "err", err)
 		c.closeWith(closeInternal, "")
 		return
+	}
+	if c.rq.id != "" && c.resumeFrom(caller, c.rq) {
+		c.authDone()
+		g.app.UserConnected(ctx, caller.User)
+		return
+	}
+	if r := c.res; r != nil {
+		r.id = newResumeID()
+		format := "json"
+		if c.binary {
+			format = "msgpack"
+		}
+		if err := g.streams.Open(ctx, r.id, string(me), format, resumeLiveTTL); err != nil {
+			g.log.Warn("events: open stream", "err", err) // it will not resume
+		}
 	}
 	sections := app.DefaultReadySections()
 	if c.sections != nil {
@@ -409,6 +437,10 @@ func (c *conn) authenticate(token string) {
 		g.log.Error("events: encode ready", "err", err)
 		c.closeWith(closeInternal, "")
 		return
+	}
+	r := c.res
+	if r != nil {
+		readyBytes = resumableReady(readyBytes, c.binary, r.id)
 	}
 
 	// Open slowmode windows follow Ready (reference 0.12.0).
@@ -450,6 +482,9 @@ func (c *conn) authenticate(token string) {
 	for ch := range scope.Channels {
 		topics = append(topics, event.Of(ch))
 	}
+	if r != nil {
+		topics = append(topics, event.Resume(r.id))
+	}
 	// Follow before Ready is queued: frames published from now on wait in
 	// early and are written after Ready, so none is lost or precedes it.
 	if err := g.hub.add(c, topics...); err != nil {
@@ -470,6 +505,9 @@ func (c *conn) authenticate(token string) {
 	c.push(job{f: func() {
 		c.write(authBytes)
 		c.write(readyBytes)
+		if r != nil {
+			r.numbered = true
+		}
 		if slowmodesBytes != nil {
 			c.write(slowmodesBytes)
 		}
@@ -493,7 +531,7 @@ func (c *conn) deliver(topic string, in *incoming) {
 	if !c.live.Load() {
 		c.mu.Lock()
 		if !c.live.Load() {
-			if !c.closing.Load() {
+			if !c.stopped() {
 				c.early = append(c.early, pendingFrame{topic, in})
 			}
 			c.mu.Unlock()

@@ -36,6 +36,7 @@ import (
 	"ermine/internal/app"
 	"ermine/internal/chat"
 	"ermine/internal/pubsub"
+	"ermine/internal/resume"
 )
 
 // Defaults of Options.
@@ -95,12 +96,22 @@ type Options struct {
 	// open before they authenticate; more are refused with 429.
 	// DefaultUnauthenticatedPerIP when zero.
 	UnauthenticatedPerIP int
+	// Streams keeps the streams of resumable connections (resume.go),
+	// where every node reads them; in this process when nil.
+	Streams resume.Streams
+	// ResumeHold is how long a closed resumable connection keeps
+	// recording its stream; DefaultResumeHold when zero.
+	ResumeHold time.Duration
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
 // http.Handler and call Shutdown when the server stops.
 type Gateway struct {
 	app       *app.App
+	bus       pubsub.Bus
+	streams   resume.Streams
+	// resumeHold is how long held connections record (resume.go).
+	resumeHold time.Duration
 	log       *slog.Logger
 	keepalive time.Duration
 	memberTTL time.Duration
@@ -121,6 +132,7 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
+	held   map[*conn]struct{} // closed, recording their streams
 	closed bool
 	idle   chan struct{} // closed when closed and conns is empty
 
@@ -175,8 +187,18 @@ func New(opts Options) (*Gateway, error) {
 	if opts.UnauthenticatedPerIP <= 0 {
 		opts.UnauthenticatedPerIP = DefaultUnauthenticatedPerIP
 	}
+	if opts.Streams == nil {
+		opts.Streams = resume.NewMemory(nil)
+	}
+	if opts.ResumeHold <= 0 {
+		opts.ResumeHold = DefaultResumeHold
+	}
 	g := &Gateway{
-		app:       opts.App,
+		app:        opts.App,
+		bus:        opts.Bus,
+		streams:    opts.Streams,
+		resumeHold: opts.ResumeHold,
+		held:       make(map[*conn]struct{}),
 		log:       opts.Log,
 		keepalive: opts.Keepalive,
 		memberTTL: opts.MemberListTTL,
@@ -218,6 +240,9 @@ func New(opts Options) (*Gateway, error) {
 type Stats struct {
 	// Connections is the number of open connections.
 	Connections int
+	// Held is the number of closed resumable connections still
+	// recording their streams.
+	Held int
 	// SlowDisconnects counts connections dropped for not reading.
 	SlowDisconnects uint64
 	// Writes counts the batches written to connections, each one system
@@ -228,9 +253,9 @@ type Stats struct {
 // Stats returns the gateway's counters.
 func (g *Gateway) Stats() Stats {
 	g.mu.Lock()
-	n := len(g.conns)
+	n, held := len(g.conns), len(g.held)
 	g.mu.Unlock()
-	return Stats{Connections: n, SlowDisconnects: g.stats.slow.Load(),
+	return Stats{Connections: n, Held: held, SlowDisconnects: g.stats.slow.Load(),
 		Writes: g.stats.writes.Load(), Frames: g.stats.frames.Load()}
 }
 
@@ -238,7 +263,8 @@ func (g *Gateway) Stats() Stats {
 // after ServeHTTP returns until it closes or Shutdown closes it (the
 // http.Server no longer tracks it). It answers whatever path it is
 // mounted at. Query parameters:
-// version (ignored), format (json or msgpack), token and ready (repeatable).
+// version (ignored), format (json or msgpack), token, ready (repeatable),
+// and resume and seq (resume.go).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !isUpgrade(r) {
 		w.Header().Set("Upgrade", "websocket")
@@ -266,6 +292,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g:      g,
 		binary: q.Get("format") == "msgpack",
 		ip:     ip,
+		rq:     parseResume(q.Get("resume"), q.Get("seq")),
 	}
 	if v := q["ready"]; len(v) > 0 {
 		s := readySections(v)
@@ -379,6 +406,9 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		close(g.idle)
 	}
 	g.mu.Unlock()
+	// Nothing records once the node is gone: held streams end now, and
+	// their clients get a full Ready wherever they reconnect.
+	g.expireHeld(time.Now(), true)
 	for _, c := range conns {
 		go c.closeWith(closeGoingAway, "server shutting down")
 	}

@@ -205,6 +205,7 @@ type client struct {
 	frames chan frame
 	closed chan struct{} // closed when the read loop ended
 	err    error         // why the read loop ended
+	seq    int64         // the last seq read, for resumable connections
 }
 
 // frame is one frame received by a client.

@@ -29,6 +29,7 @@ func (g *Gateway) sweepLoop(stop <-chan struct{}) {
 			return
 		case now := <-t.C:
 			late, silent = g.sweep(now, late[:0], silent[:0])
+			g.expireHeld(now, false)
 			clear(late)
 			clear(silent)
 		}

@@ -17,7 +17,7 @@ import (
 // (itself, a Bulk rewriting, or nothing), applies the subscription
 // changes it causes and adds the result to the batch. Run on the writer.
 func (c *conn) handle(topic string, in *incoming) {
-	if c.closing.Load() {
+	if c.stopped() {
 		return
 	}
 	out, logout := c.route(topic, in)
@@ -55,6 +55,11 @@ func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 			return nil, false
 		}
 		return c.dedupe(in), false
+	case event.KindResume:
+		if in.frame.Type == evTakeover {
+			c.takeover(in)
+		}
+		return nil, false
 	}
 	c.mu.RLock()
 	isServer := c.servers.has(id)

@@ -154,7 +154,13 @@ func (c *conn) round(spare []job, out *[]byte) []job {
 	c.run(jobs)
 	c.flush()
 	c.out = nil
-	if code := c.closeCode; code != 0 {
+	if r := c.res; r != nil && r.held.Load() {
+		if c.closeCode != 0 {
+			c.endHold(true) // logged out while away
+		} else {
+			c.storeHeld()
+		}
+	} else if code := c.closeCode; code != 0 {
 		c.closeWith(code, "")
 	}
 	c.qmu.Lock()
@@ -173,7 +179,7 @@ func (c *conn) round(spare []job, out *[]byte) []job {
 // one that closes the connection are dropped.
 func (c *conn) run(jobs []job) {
 	for i := range jobs {
-		if !c.closing.Load() && c.closeCode == 0 {
+		if !c.stopped() && c.closeCode == 0 {
 			if jobs[i].f != nil {
 				jobs[i].f()
 			} else {
@@ -193,8 +199,13 @@ func (c *conn) closeAfter(code uint16) {
 }
 
 // write adds a frame holding b to the batch. Run in a round; nothing is
-// added once the connection is closing.
+// added once the connection is closing. A resumable connection numbers
+// it and keeps it (resume.go).
 func (c *conn) write(b []byte) {
+	if r := c.res; r != nil && r.numbered && b != nil {
+		c.record(b)
+		return
+	}
 	op := byte(opText)
 	if c.binary {
 		op = opBinary
