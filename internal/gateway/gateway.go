@@ -107,19 +107,19 @@ type Options struct {
 // Gateway serves events connections. Create it with New, mount it as an
 // http.Handler and call Shutdown when the server stops.
 type Gateway struct {
-	app       *app.App
-	bus       pubsub.Bus
-	streams   resume.Streams
+	app     *app.App
+	bus     pubsub.Bus
+	streams resume.Streams
 	// resumeHold is how long held connections record (resume.go).
 	resumeHold time.Duration
-	log       *slog.Logger
-	keepalive time.Duration
-	memberTTL time.Duration
-	sendQueue int32
-	sendBuf   int // SO_SNDBUF of events sockets; < 0 leaves the kernel's
-	poller    *poller
-	hub       *hub
-	guard     *authGuard
+	log        *slog.Logger
+	keepalive  time.Duration
+	memberTTL  time.Duration
+	sendQueue  int32
+	sendBuf    int // SO_SNDBUF of events sockets; < 0 leaves the kernel's
+	poller     *poller
+	hub        *hub
+	guard      *authGuard
 
 	authTimeout time.Duration
 	perIP       int
@@ -199,13 +199,13 @@ func New(opts Options) (*Gateway, error) {
 		streams:    opts.Streams,
 		resumeHold: opts.ResumeHold,
 		held:       make(map[*conn]struct{}),
-		log:       opts.Log,
-		keepalive: opts.Keepalive,
-		memberTTL: opts.MemberListTTL,
-		sendQueue: int32(min(opts.SendQueue, 1<<30)),
-		sendBuf:   opts.SendBuffer,
-		hub:       newHub(),
-		guard:     newAuthGuard(),
+		log:        opts.Log,
+		keepalive:  opts.Keepalive,
+		memberTTL:  opts.MemberListTTL,
+		sendQueue:  int32(min(opts.SendQueue, 1<<30)),
+		sendBuf:    opts.SendBuffer,
+		hub:        newHub(),
+		guard:      newAuthGuard(),
 
 		authTimeout: opts.AuthTimeout,
 		perIP:       opts.UnauthenticatedPerIP,
