@@ -89,14 +89,25 @@ func (h *hub) add(c *conn, topics ...string) error {
 		h.mu.Unlock()
 		return nil
 	}
-	// One allocation for the whole set, not one per doubling.
-	c.topics = slices.Grow(c.topics, len(topics))
+	// New topics are appended and the list sorted once: inserting each
+	// in place costs a copy of the list per topic, quadratic for a user
+	// following thousands of channels.
+	n := len(c.topics)
+	c.topics = slices.Grow(c.topics, len(topics)) // one allocation for the set
 	for _, t := range topics {
-		i, ok := slices.BinarySearch(c.topics, t)
-		if ok {
+		if _, ok := slices.BinarySearch(c.topics[:n], t); ok {
 			continue
 		}
-		c.topics = slices.Insert(c.topics, i, t)
+		c.topics = append(c.topics, t)
+	}
+	if len(c.topics) == n {
+		h.mu.Unlock()
+		return nil
+	}
+	added := c.topics[n:]
+	slices.Sort(added)
+	added = slices.Compact(added)
+	for _, t := range added {
 		set := h.topics[t]
 		if set == nil {
 			set = &followers{}
@@ -105,6 +116,8 @@ func (h *hub) add(c *conn, topics ...string) error {
 		}
 		set.add(c)
 	}
+	c.topics = c.topics[:n+len(added)]
+	slices.Sort(c.topics)
 	c.topics = slices.Clip(c.topics)
 	h.mu.Unlock()
 	if len(fresh) == 0 {
@@ -132,7 +145,16 @@ func (h *hub) removeAll(c *conn) error {
 	defer h.busMu.Unlock()
 	h.mu.Lock()
 	c.gone = true
-	stale := h.unlink(c, slices.Clone(c.topics))
+	var stale []string
+	for _, t := range c.topics {
+		set := h.topics[t]
+		set.remove(c)
+		if set.len() == 0 {
+			delete(h.topics, t)
+			stale = append(stale, t)
+		}
+	}
+	c.topics = nil
 	h.mu.Unlock()
 	if len(stale) == 0 {
 		return nil
