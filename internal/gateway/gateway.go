@@ -35,6 +35,7 @@ import (
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
+	"ermine/internal/event"
 	"ermine/internal/pubsub"
 	"ermine/internal/resume"
 )
@@ -130,11 +131,14 @@ type Gateway struct {
 	// requests since connections do.
 	ctx context.Context
 
-	mu     sync.Mutex
-	conns  map[*conn]struct{}
-	held   map[*conn]struct{} // closed, recording their streams
-	closed bool
-	idle   chan struct{} // closed when closed and conns is empty
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	held  map[*conn]struct{} // closed, recording their streams
+	// handovers are the takeovers of this node's new connections, by
+	// resume topic (resume.go).
+	handovers map[string]*handover
+	closed    bool
+	idle      chan struct{} // closed when closed and conns is empty
 
 	scratch []*conn // dispatch's follower buffer; dispatch is serialised
 
@@ -199,6 +203,7 @@ func New(opts Options) (*Gateway, error) {
 		streams:    opts.Streams,
 		resumeHold: opts.ResumeHold,
 		held:       make(map[*conn]struct{}),
+		handovers:  make(map[string]*handover),
 		log:        opts.Log,
 		keepalive:  opts.Keepalive,
 		memberTTL:  opts.MemberListTTL,
@@ -441,6 +446,9 @@ func (g *Gateway) dispatch(topic string, msg []byte) {
 	if !ok {
 		g.log.Warn("events: unroutable frame on bus", "topic", topic)
 		return
+	}
+	if kind, _ := event.Parse(topic); kind == event.KindResume {
+		g.noteTakeover(topic, in)
 	}
 	g.scratch = g.hub.followers(g.scratch[:0], topic)
 	for _, c := range g.scratch {

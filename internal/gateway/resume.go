@@ -410,18 +410,20 @@ func (c *conn) takeover(in *incoming) {
 	ctx := c.g.ctx
 	switch p.Step {
 	case "prepare":
-		scope := c.scope()
-		r.prepared = maphash.String(scopeSeed, scope)
-		if err := c.g.streams.Prepare(ctx, r.id, p.Nonce, scope); err != nil {
+		r.prepared = c.scopeHash()
+		if err := c.g.streams.Prepare(ctx, r.id, p.Nonce, c.scope()); err != nil {
 			c.g.log.Warn("events: prepare takeover", "err", err)
+			return
 		}
+		c.ack(p, "prepared")
 	case "seal":
-		intact := maphash.String(scopeSeed, c.scope()) == r.prepared
+		intact := c.scopeHash() == r.prepared
 		frames := r.take()
 		if err := c.g.streams.Seal(ctx, r.id, p.Nonce, frames, r.seq, intact); err != nil {
 			c.g.log.Warn("events: seal takeover", "err", err)
 		}
 		r.sealed.Store(true)
+		c.ack(p, "sealed")
 		if r.held.Load() {
 			c.endHold(false)
 			return
@@ -431,8 +433,42 @@ func (c *conn) takeover(in *incoming) {
 	}
 }
 
+// ack tells the new connection of takeover p that step is done.
+func (c *conn) ack(p takeover, step string) {
+	if err := c.g.publishTakeover(c.res.id, step, p.Nonce, p.User); err != nil {
+		c.g.log.Warn("events: answer takeover", "err", err)
+	}
+}
+
 // scopeSeed hashes scopes to compare them.
 var scopeSeed = maphash.MakeSeed()
+
+// scopeHash hashes what scope renders, without rendering it.
+func (c *conn) scopeHash() uint64 {
+	var h maphash.Hash
+	h.SetSeed(scopeSeed)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, e := range c.servers.entries {
+		h.WriteString(string(e.id))
+		for _, role := range e.v {
+			h.WriteByte(',')
+			h.WriteString(string(role))
+		}
+		h.WriteByte('\n')
+	}
+	h.WriteByte(0)
+	for _, e := range c.channels.entries {
+		h.WriteString(string(e.id))
+		h.WriteByte('\t')
+		h.WriteString(string(e.v))
+	}
+	h.WriteByte(0)
+	for _, e := range c.users.entries {
+		h.WriteString(string(e.id))
+	}
+	return h.Sum64()
+}
 
 // scope renders what routing knows of the user: one line per server
 // ("s" id, tab, roles comma-separated), visible channel ("c" id, tab,
@@ -514,24 +550,46 @@ func (g *Gateway) publishTakeover(id, step, nonce string, user chat.ID) error {
 	return g.bus.Publish(g.ctx, event.Resume(id), f.Marshal())
 }
 
-// waitStream polls stream id until done accepts its header, for at most
-// resumeWait.
-func (g *Gateway) waitStream(id string, done func(resume.Header) bool) (resume.Header, bool) {
-	deadline := time.Now().Add(resumeWait)
-	pause := 100 * time.Microsecond
+// handover is a takeover under way on this node: the new connection
+// waits on acks for the holder's answers.
+type handover struct {
+	nonce string
+	acks  chan string
+}
+
+// noteTakeover passes a holder's answer on a resume topic to the
+// connection waiting for it on this node. Run by dispatch.
+func (g *Gateway) noteTakeover(topic string, in *incoming) {
+	if in.frame.Type != evTakeover {
+		return
+	}
+	g.mu.Lock()
+	hv := g.handovers[topic]
+	g.mu.Unlock()
+	var p takeover
+	if hv == nil || json.Unmarshal(in.frame.JSON, &p) != nil || p.Nonce != hv.nonce {
+		return
+	}
+	if p.Step == "prepared" || p.Step == "sealed" {
+		select {
+		case hv.acks <- p.Step:
+		default:
+		}
+	}
+}
+
+// waitAck waits for the holder's answer step, for at most resumeWait.
+func waitAck(hv *handover, step string, timer *time.Timer) bool {
+	timer.Reset(resumeWait)
 	for {
-		h, ok, err := g.streams.Fetch(g.ctx, id)
-		if err != nil || !ok {
-			return h, false
+		select {
+		case got := <-hv.acks:
+			if got == step {
+				return true
+			}
+		case <-timer.C:
+			return false
 		}
-		if done(h) {
-			return h, true
-		}
-		if time.Now().After(deadline) {
-			return h, false
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, 10*time.Millisecond)
 	}
 }
 
@@ -575,6 +633,19 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	}
 	topic := event.Resume(q.id)
 	nonce := rand.Text()
+	hv := &handover{nonce: nonce, acks: make(chan string, 2)}
+	g.mu.Lock()
+	g.handovers[topic] = hv
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		if g.handovers[topic] == hv {
+			delete(g.handovers, topic)
+		}
+		g.mu.Unlock()
+	}()
+	timer := time.NewTimer(resumeWait)
+	defer timer.Stop()
 	followed = true
 	if err := g.hub.add(c, topic); err != nil {
 		return undo()
@@ -582,8 +653,10 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "prepare", nonce, me); err != nil {
 		return undo()
 	}
-	h, ok = g.waitStream(q.id, func(h resume.Header) bool { return h.Prepared == nonce })
-	if !ok {
+	if !waitAck(hv, "prepared", timer) {
+		return undo()
+	}
+	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Prepared != nonce {
 		return undo()
 	}
 	servers, channels, users, ok := parseScope(h.Scope)
@@ -614,8 +687,10 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "seal", nonce, me); err != nil {
 		return undo()
 	}
-	h, ok = g.waitStream(q.id, func(h resume.Header) bool { return h.Sealed == nonce })
-	if !ok || !h.Intact || q.after > h.Last {
+	if !waitAck(hv, "sealed", timer) {
+		return undo()
+	}
+	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Sealed != nonce || !h.Intact || q.after > h.Last {
 		return undo()
 	}
 	frames, err := g.streams.Frames(g.ctx, q.id, q.after)

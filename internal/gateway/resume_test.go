@@ -258,7 +258,6 @@ func TestResumeAcrossNodes(t *testing.T) {
 
 	for _, format := range formats {
 		cl, id, _ := one.resumable(t, bobToken, format)
-		cl.numbered("UserUpdate")
 		message(one, general.ID, alice.ID, "before")
 		cl.numbered("Message")
 		one.drop(t, cl)
