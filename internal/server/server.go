@@ -230,7 +230,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
 		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket,
 		SendBuffer:  cfg.Gateway.SendBuffer,
-		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP})
+		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP,
+		Streams: state.Streams})
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +453,7 @@ func openShared(ctx context.Context, cfg config.Config, bus pubsub.Bus, log *slo
 	url := cfg.SharedRedisURL()
 	if url == "" {
 		if cfg.Bus.Kind != config.BusInproc {
-			log.Warn("presence, send nonces, rate limits and slowmode are kept per node: " +
+			log.Warn("presence, send nonces, rate limits, slowmode and resumable event streams are kept per node: " +
 				"set [shared] url (ERMINE_SHARED_URL) to a Redis so several nodes agree on them")
 		}
 		return shared.Memory(), nil
