@@ -106,13 +106,14 @@ func TestReadFeatures(t *testing.T) {
 			seen["embed"] = seen["embed"] || len(m.Embeds) > 0
 			seen["sticker"] = seen["sticker"] || len(m.Stickers) > 0
 			seen["bot"] = seen["bot"] || m.Author.IsBot
+			seen["emoji in text"] = seen["emoji in text"] || len(m.InlineEmojis) > 0
 			for _, r := range m.Reactions {
 				seen["reaction users"] = seen["reaction users"] || len(r.Users) > 0
 				seen["custom emoji"] = seen["custom emoji"] || r.Emoji.ID != ""
 			}
 		}
 	}
-	for _, f := range []string{"thread", "edit", "pin", "reply", "mention", "attachment", "embed", "sticker", "bot", "reaction users", "custom emoji"} {
+	for _, f := range []string{"thread", "edit", "pin", "reply", "mention", "attachment", "embed", "sticker", "bot", "reaction users", "custom emoji", "emoji in text"} {
 		if !seen[f] {
 			t.Errorf("fixture has no %s", f)
 		}
