@@ -38,16 +38,14 @@ fuzz-corpus: ## fuzz each target for 30 s and keep what it found under testdata/
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
 
-load: ## message send rate, latency at 1,000/s and 1M-message history pages (SQLite, then PostgreSQL at $(PG))
+load: ## message send rate and latency at 1,000/s (SQLite, then PostgreSQL at $(PG)); history pages are make scale's
 	go build -o /tmp/ermine-load ./bench/load
 	/tmp/ermine-load --duration 10s --workers 32
 	/tmp/ermine-load --duration 20s --rate 1000
-	/tmp/ermine-load --send=false --history
 	/tmp/ermine-load --duration 10s --workers 32 --database '$(PG)'
 	/tmp/ermine-load --duration 20s --rate 1000 --database '$(PG)'
-	/tmp/ermine-load --send=false --history --database '$(PG)'
 
-scale: ## growth table: Ready, member lists, search, bytes per message vs size (SQLite; PG=... SCALE_DB=$(PG) for PostgreSQL, SCALE_ARGS=--big for 1M messages)
+scale: ## growth table: Ready, member lists, search, history pages, bytes per message vs size (SQLite; PG=... SCALE_DB=$(PG) for PostgreSQL, SCALE_ARGS=--big for 1M messages)
 	go build -o /tmp/ermine-scale ./bench/scale
 	/tmp/ermine-scale $(if $(SCALE_DB),--database '$(SCALE_DB)') $(SCALE_ARGS)
 

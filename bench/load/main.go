@@ -4,8 +4,8 @@
 // its channels directly in the store, then sends messages with
 // POST /channels/{id}/messages over loopback HTTP and reports throughput
 // and latency percentiles, checking that every accepted message was also
-// published as a Message event. With --history it fills one channel with
-// --history-messages messages and times pages of 50 of its history.
+// published as a Message event. How history pages and the rest grow with
+// the store is bench/scale's.
 //
 // The node runs with its normal rate limits. The messaging bucket allows
 // 10 sends per 10 s for each (session, channel) pair, so the load is
@@ -19,7 +19,6 @@
 //
 //	ermine-load                              # closed loop, as fast as it goes, 10 s
 //	ermine-load --rate 1000 --duration 20s   # open loop at 1,000 messages/s
-//	ermine-load --history                    # 1,000,000-message history pages
 //	ermine-load --database 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
 package main
 
@@ -49,18 +48,14 @@ func main() {
 
 // options are the command's flags.
 type options struct {
-	database        string
-	users           int
-	servers         int
-	channels        int
-	workers         int
-	rate            int
-	duration        time.Duration
-	send            bool
-	history         bool
-	historyMessages int
-	historyPages    int
-	cpuProfile      string
+	database   string
+	users      int
+	servers    int
+	channels   int
+	workers    int
+	rate       int
+	duration   time.Duration
+	cpuProfile string
 }
 
 // maxDuration bounds a send run; the load generator never runs unbounded.
@@ -77,10 +72,6 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.workers, "workers", 64, "concurrent requests in flight at most")
 	fs.IntVar(&o.rate, "rate", 0, "messages per second to offer (open loop); 0 sends as fast as answers come (closed loop)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long to send, at most 2m")
-	fs.BoolVar(&o.send, "send", true, "run the send measurement")
-	fs.BoolVar(&o.history, "history", false, "run the history page measurement")
-	fs.IntVar(&o.historyMessages, "history-messages", 1_000_000, "messages stored in the history channel")
-	fs.IntVar(&o.historyPages, "history-pages", 2000, "history pages fetched per kind of page")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -90,8 +81,6 @@ func parse(args []string, out io.Writer) (options, error) {
 		return o, errors.New("users, servers and workers must be positive, channels at least servers, rate not negative")
 	case o.duration <= 0 || o.duration > maxDuration:
 		return o, fmt.Errorf("duration must be in (0, %s]", maxDuration)
-	case o.historyMessages < 50 || o.historyMessages > 10_000_000 || o.historyPages < 1 || o.historyPages > 100_000:
-		return o, errors.New("history-messages must be in [50, 10000000] and history-pages in [1, 100000]")
 	}
 	return o, nil
 }
@@ -122,15 +111,5 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}()
 	fmt.Fprintf(out, "node: %s, store %s, GOMAXPROCS %d\n", n.URL, n.StoreName, gomaxprocs())
-	if o.send {
-		if err := sendLoad(ctx, n, o, out); err != nil {
-			return err
-		}
-	}
-	if o.history {
-		if err := historyLoad(ctx, n, o, out); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sendLoad(ctx, n, o, out)
 }

@@ -10,19 +10,23 @@
 //     vs messages in the store, relevance and latest order; of a
 //     server-wide search (POST /search) newest and oldest first; and of the
 //     mentions inbox (GET /users/@me/notifications);
+//   - history: p50/p99 time of pages of 50 of the searched channel
+//     (GET /channels/{id}/messages: the newest, before a random message,
+//     around one) through the app and over loopback HTTP, --history-pages
+//     of each, at each size;
 //   - storage: bytes on disk per ~100-character message.
 //
 // CPU is the process's user+system time (getrusage) around the work
 // divided by the repetitions, not wall time: the machine may be shared.
 // Every loop is bounded in count; the default run stays within a few
-// minutes, and --big adds the 1,000,000-message search case.
+// minutes, and --big adds the 1,000,000-message search and history case.
 //
 // Usage:
 //
 //	ermine-scale                       # SQLite
 //	ermine-scale --database postgres://postgres@127.0.0.1/db?sslmode=disable
 //	ermine-scale --big                 # also 1,000,000 messages
-//	ermine-scale --only search --big   # only the searches, up to 1,000,000
+//	ermine-scale --only search --big   # only the searches and history pages, up to 1,000,000
 package main
 
 import (
@@ -54,6 +58,7 @@ type options struct {
 	members  []int
 	messages []int
 	reps     int
+	pages    int // history pages of each kind per size
 
 	cpuprofile string
 }
@@ -65,6 +70,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.database, "database", os.Getenv("ERMINE_SCALE_DATABASE"), "PostgreSQL URL (default SQLite; env ERMINE_SCALE_DATABASE)")
 	fs.BoolVar(&o.big, "big", false, "add the 1,000,000-message search case")
 	fs.IntVar(&o.reps, "reps", 20, "repetitions per Ready and member list measurement, searches per word")
+	fs.IntVar(&o.pages, "history-pages", 2000, "history pages fetched per kind of page and size, through the app and over HTTP")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	only := fs.String("only", "", "measure only the largest case of ready or members (for profiling), or only search")
 	small := fs.Bool("small", false, "tiny sizes (a smoke test of the tool)")
@@ -76,6 +82,9 @@ func parse(args []string, out io.Writer) (options, error) {
 	}
 	if o.reps < 1 || o.reps > 1000 {
 		return o, errors.New("reps must be in [1, 1000]")
+	}
+	if o.pages < 1 || o.pages > 100_000 {
+		return o, errors.New("history-pages must be in [1, 100000]")
 	}
 	o.ready = [][2]int{{10, 10}, {50, 50}, {200, 50}}
 	o.members = []int{100, 1000, 10_000}
@@ -96,7 +105,7 @@ func parse(args []string, out io.Writer) (options, error) {
 				o.messages = append(o.messages, 1_000_000)
 			}
 		default:
-			return o, fmt.Errorf("--only takes ready, members or search, not %q", *only)
+			return o, fmt.Errorf("--only takes ready, members or search (with history), not %q", *only)
 		}
 	}
 	if *small {
@@ -162,6 +171,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		total = m
 		for _, r := range res {
 			fmt.Fprintf(out, "%-14s %-22d %-18s %-10s %10s %10s\n", "search", m, r.word, r.order, fmtDur(r.p50), fmtDur(r.p99))
+		}
+		hist, err := w.history(ctx, o.pages)
+		if err != nil {
+			return err
+		}
+		for _, r := range hist {
+			fmt.Fprintf(out, "%-14s %-22d %-18s %-10s %10s %10s\n", "history", m, r.word, r.order, fmtDur(r.p50), fmtDur(r.p99))
 		}
 		fmt.Fprintf(out, "%-14s %-22d %.0f bytes/message on disk\n", "storage", m, perMsg)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseRefusesUnboundedRuns(t *testing.T) {
-	for _, args := range [][]string{{"--reps", "0"}, {"--reps", "5000"}, {"extra"}, {"--nope"}} {
+	for _, args := range [][]string{{"--reps", "0"}, {"--reps", "5000"}, {"--history-pages", "0"}, {"extra"}, {"--nope"}} {
 		if _, err := parse(args, io.Discard); err == nil {
 			t.Errorf("parse(%v) accepted", args)
 		}
@@ -38,11 +38,11 @@ func slicesContain(s []int, v int) bool {
 // TestRunSmall runs every measurement at tiny sizes against a real node.
 func TestRunSmall(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"--small", "--reps", "3"}, &out); err != nil {
+	if err := run(t.Context(), []string{"--small", "--reps", "3", "--history-pages", "5"}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{"store sqlite", "Ready", "2 servers x 3 ch", "member list", "20 members",
-		"big:lantern", "100-msg:quokka", "Relevance", "Latest", "bytes/message on disk"} {
+		"big:lantern", "100-msg:quokka", "Relevance", "Latest", "newest 50", "50 around random", "HTTP", "bytes/message on disk"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -60,7 +60,7 @@ func TestRunSmallPostgres(t *testing.T) {
 		t.Skip("ERMINE_TEST_POSTGRES not set: skipping the PostgreSQL run")
 	}
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"--small", "--reps", "3", "--database", dsn}, &out); err != nil {
+	if err := run(t.Context(), []string{"--small", "--reps", "3", "--history-pages", "5", "--database", dsn}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{"store postgres", "member list", "bytes/message on disk"} {

@@ -133,7 +133,9 @@ type searchWorld struct {
 	big, small chat.ID
 	server     chat.ID
 	author     chat.ID
+	token      string    // the author's session, for history over HTTP
 	inserted   int
+	ids        []chat.ID // the big channel's messages, for history pages
 }
 
 const (
@@ -164,7 +166,7 @@ func (g *growth) search(ctx context.Context, add, total, reps int) ([]searchResu
 		if err := g.seed.Join(ctx, s.ID, []testbed.User{u}, nil); err != nil {
 			return nil, 0, err
 		}
-		g.sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], server: s.ID, author: u.ID}
+		g.sw = &searchWorld{caller: caller, big: s.Channels[0], small: s.Channels[1], server: s.ID, author: u.ID, token: u.Token}
 	}
 	sw := g.sw
 	before, err := storeBytes(ctx, n)
@@ -187,6 +189,9 @@ func (g *growth) search(ctx context.Context, add, total, reps int) ([]searchResu
 			Author: sw.author, Content: &content}
 		if k%10_000 == 5000 { // the caller's mentions, one in 10,000
 			m.Mentions = []chat.ID{sw.author}
+		}
+		if ch == sw.big {
+			sw.ids = append(sw.ids, m.ID)
 		}
 		return m
 	})
