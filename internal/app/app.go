@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"strings"
 	"time"
@@ -213,7 +214,7 @@ func New(d Deps) *App {
 			lastSeen: newLastSeen(d.Store, d.Log.ErrorContext)},
 		mail:  mailState{mailer: d.Mailer, closing: make(chan struct{})},
 		push:  pushState{pusher: d.Pusher},
-		files: fileState{blobs: d.Blobs},
+		files: fileState{blobs: d.Blobs, seed: maphash.MakeSeed()},
 		sends: sendState{nonces: d.Nonces, slowmodes: d.Slowmodes,
 			writer:       newMessageWriter(d.Store),
 			lastMessages: newLastMessages(d.Store, d.Log.ErrorContext)},

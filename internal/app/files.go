@@ -49,16 +49,14 @@ import (
 type fileState struct {
 	blobs    blob.Store      // bytes of uploads and their previews
 	avatars  avatar.Defaults // drawn on first use
-	seed     maphash.Seed
+	seed     maphash.Seed    // made by New
 	locks    [64]sync.Mutex
 	previews singleflight.Group
-	once     sync.Once
 }
 
 // lockHash locks the bytes stored under hash against concurrent uploads,
 // sweeps and preview writes; it returns the unlock function.
 func (a *App) lockHash(hash string) func() {
-	a.files.once.Do(func() { a.files.seed = maphash.MakeSeed() })
 	m := &a.files.locks[maphash.String(a.files.seed, hash)%uint64(len(a.files.locks))]
 	m.Lock()
 	return m.Unlock
