@@ -5,6 +5,7 @@
 import { createSignal, type Accessor } from "solid-js";
 import { API, type RevoltConfig } from "stoat-api";
 import { Client, ServerRole, type Channel, type Message } from "stoat.js";
+import { resumeEvents } from "./resume";
 import { PluginManager, localStore } from "../plugins/manager";
 import { retrying } from "../lib/errors";
 import { Rest, type RootConfig, type SavedSession } from "../lib/api";
@@ -198,6 +199,7 @@ export class AppState {
       this.config as unknown as RevoltConfig | undefined,
     );
     client.useExistingSession(session);
+    resumeEvents(client, session.token);
     client.on("logout", () => this.forget());
     // Without a listener the emitter throws on an error event.
     client.on("error", (err) => console.warn("events connection:", err));
