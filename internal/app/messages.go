@@ -32,6 +32,26 @@ func (a *App) openChannel(ctx context.Context, user *chat.User, id chat.ID) (*ch
 	if err != nil {
 		return nil, notFound(err)
 	}
+	return a.channelAccessOf(ctx, user, ch, s, m)
+}
+
+// openChannelAs is openChannel for caller, taking the channel read with
+// their session when there is one (AuthenticateForChannel).
+func (a *App) openChannelAs(ctx context.Context, caller *Caller, id chat.ID) (*channelAccess, error) {
+	read := caller.takeRead(id)
+	if read == nil {
+		return a.openChannel(ctx, caller.User, id)
+	}
+	if read.Channel == nil {
+		return nil, chat.ErrNotFound
+	}
+	return a.channelAccessOf(ctx, caller.User, read.Channel, read.Server, read.Member)
+}
+
+// channelAccessOf decides what user holds in channel ch of server s
+// (nil for other channels), where they are member m (nil when not one).
+func (a *App) channelAccessOf(ctx context.Context, user *chat.User, ch *chat.Channel, s *chat.Server, m *chat.Member) (*channelAccess, error) {
+	var err error
 	acc := &channelAccess{ch: ch}
 	if ch.IsServerChannel() {
 		if s == nil {
@@ -203,7 +223,7 @@ const mentionAge = 12 * time.Hour
 // being posted twice (DuplicateNonce). The returned message carries the
 // author's user and, in servers, member, as does the Message event.
 func (a *App) SendMessage(ctx context.Context, c *Caller, channel chat.ID, data chat.MessageSend, key string) (*chat.Message, error) {
-	acc, err := a.openChannel(ctx, c.User, channel)
+	acc, err := a.openChannelAs(ctx, c, channel)
 	if err != nil {
 		return nil, err
 	}

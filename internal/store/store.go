@@ -109,6 +109,18 @@ type Accounts interface {
 	DeleteRegistrationInvite(ctx context.Context, code string) error
 }
 
+// SessionChannel is a session found by token with its user (nil when the
+// account has none yet) and one channel with what deciding the user's
+// permissions in it needs: Channel is nil when it does not exist, Server
+// and Member as FetchChannelAccess returns them.
+type SessionChannel struct {
+	Session *chat.Session
+	User    *chat.User
+	Channel *chat.Channel
+	Server  *chat.Server
+	Member  *chat.Member
+}
+
 // Sessions keeps logged-in devices.
 type Sessions interface {
 	// InsertSession adds a session; ErrConflict if the token exists.
@@ -121,6 +133,11 @@ type Sessions interface {
 	// read (the user is nil when the account has none yet), or
 	// ErrNotFound: what authenticating every request needs.
 	FetchSessionUser(ctx context.Context, token string) (*chat.Session, *chat.User, error)
+	// FetchSessionChannelAccess is FetchSessionUser and FetchChannelAccess
+	// (for the session's user) in one read, what a message send needs
+	// before anything else: ErrNotFound when the session is missing; a
+	// missing channel leaves Channel nil.
+	FetchSessionChannelAccess(ctx context.Context, token string, channel chat.ID) (*SessionChannel, error)
 	// FetchSessions lists a user's sessions, oldest first.
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.

@@ -700,6 +700,32 @@ func testChannelAccess(t *testing.T, s store.Store) {
 	same(t, gotServer == nil, true)
 	_, _, _, err = s.FetchChannelAccess(c, chat.NewID(), member)
 	wantErr(t, err, store.ErrNotFound)
+
+	// With the session and its user in one read.
+	memberUser := newUser("Access", "0007")
+	memberUser.ID = member
+	must(t, s.InsertUser(c, memberUser))
+	memberSe := &chat.Session{ID: chat.NewID(), UserID: member, Token: chat.NewToken(64), Name: "member"}
+	strangerSe := &chat.Session{ID: chat.NewID(), UserID: stranger, Token: chat.NewToken(64), Name: "no user yet"}
+	must(t, s.InsertSession(c, memberSe))
+	must(t, s.InsertSession(c, strangerSe))
+	got, err := s.FetchSessionChannelAccess(c, memberSe.Token, text.ID)
+	must(t, err)
+	same(t, got, &store.SessionChannel{Session: memberSe, User: memberUser, Channel: text, Server: sv, Member: mem})
+	got, err = s.FetchSessionChannelAccess(c, strangerSe.Token, text.ID)
+	must(t, err)
+	same(t, got, &store.SessionChannel{Session: strangerSe, Channel: text, Server: sv})
+	got, err = s.FetchSessionChannelAccess(c, memberSe.Token, dm.ID)
+	must(t, err)
+	same(t, got, &store.SessionChannel{Session: memberSe, User: memberUser, Channel: dm})
+	got, err = s.FetchSessionChannelAccess(c, memberSe.Token, orphan.ID)
+	must(t, err)
+	same(t, got, &store.SessionChannel{Session: memberSe, User: memberUser, Channel: orphan})
+	got, err = s.FetchSessionChannelAccess(c, memberSe.Token, chat.NewID())
+	must(t, err)
+	same(t, got, &store.SessionChannel{Session: memberSe, User: memberUser})
+	_, err = s.FetchSessionChannelAccess(c, "missing", text.ID)
+	wantErr(t, err, store.ErrNotFound)
 }
 
 func testMessages(t *testing.T, s store.Store) {
