@@ -62,18 +62,13 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 	}
 	ev := &chat.ReadyEvent{Type: chat.EvReady}
 
-	relations, err := a.store.FetchRelationships(ctx, me.ID)
+	// One read for the relationships, private channels, memberships,
+	// servers, channels and emoji: every connect pays it.
+	facts, err := a.store.FetchReadyFacts(ctx, me.ID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("fetch relationships: %w", err)
+		return nil, nil, fmt.Errorf("fetch ready facts: %w", err)
 	}
-	private, err := a.store.FetchPrivateChannels(ctx, me.ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch private channels: %w", err)
-	}
-	members, err := a.store.FetchMemberships(ctx, me.ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch memberships: %w", err)
-	}
+	relations, private, members := facts.Relationships, facts.Private, facts.Memberships
 
 	// Users: relations first, then DM and group partners, self last.
 	var userIDs []chat.ID
@@ -109,20 +104,8 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		serverIDs = append(serverIDs, m.ID.Server)
 		memberOf[m.ID.Server] = m
 	}
-	servers, err := a.store.FetchServers(ctx, serverIDs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch servers: %w", err)
-	}
-	order := make(map[chat.ID]int, len(serverIDs))
-	for i, id := range serverIDs {
-		order[id] = i
-	}
-	slices.SortFunc(servers, func(x, y *chat.Server) int { return order[x.ID] - order[y.ID] })
+	servers, lists := facts.Servers, facts.Channels
 	ownMembers := make([]*chat.Member, 0, len(servers))
-	lists, err := a.store.FetchServersChannels(ctx, serverIDs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch channels: %w", err)
-	}
 	for _, s := range servers {
 		m := memberOf[s.ID]
 		ownMembers = append(ownMembers, m)
@@ -150,14 +133,7 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		ev.Members = ownMembers
 	}
 	if sections.Emojis {
-		ev.Emojis = []*chat.Emoji{}
-		if len(serverIDs) > 0 {
-			emojis, err := a.store.FetchServerEmojis(ctx, serverIDs)
-			if err != nil {
-				return nil, nil, fmt.Errorf("fetch emoji: %w", err)
-			}
-			ev.Emojis = readyArray(emojis)
-		}
+		ev.Emojis = readyArray(facts.Emojis)
 	}
 	if sections.VoiceStates {
 		// Only channels that can hold a call can have anyone in one.

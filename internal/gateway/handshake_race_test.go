@@ -16,7 +16,7 @@ import (
 )
 
 // hookStore runs before once, the first time Ready reads the user's
-// relationships: it stands for a change made by someone else while the
+// facts (relationships among them): it stands for a change made by someone else while the
 // connection is between authentication and Ready.
 type hookStore struct {
 	store.Store
@@ -24,9 +24,9 @@ type hookStore struct {
 	before func()
 }
 
-func (s *hookStore) FetchRelationships(ctx context.Context, user chat.ID) ([]chat.Relationship, error) {
+func (s *hookStore) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFacts, error) {
 	s.once.Do(s.before)
-	return s.Store.FetchRelationships(ctx, user)
+	return s.Store.FetchReadyFacts(ctx, user)
 }
 
 // webclient.md item 2: a UserRelationship published while a connection is

@@ -186,6 +186,25 @@ type Relationships interface {
 	FetchRelationship(ctx context.Context, user, other chat.ID) (chat.RelationshipStatus, error)
 	// SetRelationship sets user's status toward other; RelationNone removes it.
 	SetRelationship(ctx context.Context, user, other chat.ID, status chat.RelationshipStatus) error
+	// FetchReadyFacts reads what a user's Ready is built from with as
+	// few reads as the store can: FetchRelationships, FetchPrivateChannels,
+	// FetchMemberships, FetchServers and FetchServersChannels of those
+	// memberships, and FetchServerEmojis of their servers.
+	FetchReadyFacts(ctx context.Context, user chat.ID) (*ReadyFacts, error)
+}
+
+// ReadyFacts is what FetchReadyFacts reads about one user, each list in
+// the order of the method it stands for.
+type ReadyFacts struct {
+	Relationships []chat.Relationship
+	Private       []*chat.Channel
+	Memberships   []*chat.Member
+	// Servers are the servers of Memberships that exist, in the order
+	// of Memberships.
+	Servers []*chat.Server
+	// Channels lists the channels of each of Servers, oldest first.
+	Channels map[chat.ID][]*chat.Channel
+	Emojis   []*chat.Emoji
 }
 
 // Bots keeps bot accounts.

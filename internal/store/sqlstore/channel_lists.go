@@ -37,13 +37,19 @@ func (s *DB) bumpChannels(ctx context.Context, server chat.ID) error {
 // changed since, on this node or any other. Inside a transaction nothing
 // is kept: what it reads may not be committed.
 func (s *DB) FetchServersChannels(ctx context.Context, servers []chat.ID) (map[chat.ID][]*chat.Channel, error) {
-	out := make(map[chat.ID][]*chat.Channel, len(servers))
 	versions := make(map[chat.ID]int64, len(servers))
 	for chunk := range chunks(servers) {
 		if err := s.channelVersions(ctx, chunk, versions); err != nil {
 			return nil, err
 		}
 	}
+	return s.channelListsAt(ctx, versions)
+}
+
+// channelListsAt lists the channels of each server of versions, taking
+// the lists kept at the channels_version given and reading the others.
+func (s *DB) channelListsAt(ctx context.Context, versions map[chat.ID]int64) (map[chat.ID][]*chat.Channel, error) {
+	out := make(map[chat.ID][]*chat.Channel, len(versions))
 	var stale []chat.ID
 	for id, v := range versions {
 		if l, ok := s.channelLists.Get(id); ok && l.version == v && s.tx == nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Channels", testChannels},
 		{"ServersChannels", testServersChannels},
 		{"ChannelAccess", testChannelAccess},
+		{"ReadyFacts", testReadyFacts},
 		{"Messages", testMessages},
 		{"MessageSearch", testMessageSearch},
 		{"MessageFilter", testMessageFilter},
@@ -726,6 +728,93 @@ func testChannelAccess(t *testing.T, s store.Store) {
 	same(t, got, &store.SessionChannel{Session: memberSe, User: memberUser})
 	_, err = s.FetchSessionChannelAccess(c, "missing", text.ID)
 	wantErr(t, err, store.ErrNotFound)
+}
+
+func testReadyFacts(t *testing.T, s store.Store) {
+	c := ctx(t)
+	me, friend, blocked, other := chat.NewID(), chat.NewID(), chat.NewID(), chat.NewID()
+	must(t, s.SetRelationship(c, me, friend, chat.RelationFriend))
+	must(t, s.SetRelationship(c, me, blocked, chat.RelationBlocked))
+	must(t, s.SetRelationship(c, other, friend, chat.RelationFriend))
+	saved := &chat.Channel{ChannelType: chat.ChannelSavedMessages, ID: chat.NewID(), User: me}
+	dm := &chat.Channel{ChannelType: chat.ChannelDirectMessage, ID: chat.NewID(), Active: ptr(true), Recipients: []chat.ID{me, friend}}
+	group := &chat.Channel{ChannelType: chat.ChannelGroup, ID: chat.NewID(), Name: "group", Owner: friend, Recipients: []chat.ID{friend, me}}
+	notMine := &chat.Channel{ChannelType: chat.ChannelDirectMessage, ID: chat.NewID(), Active: ptr(true), Recipients: []chat.ID{other, friend}}
+	for _, ch := range []*chat.Channel{saved, dm, group, notMine} {
+		must(t, s.InsertChannel(c, ch))
+	}
+	// Joined later first, an empty server, a server that is gone, and a
+	// server of someone else.
+	later, first, empty, theirs := newServer(friend), newServer(friend), newServer(friend), newServer(other)
+	for _, sv := range []*chat.Server{later, first, empty, theirs} {
+		must(t, s.InsertServer(c, sv))
+	}
+	general := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: first.ID, Name: "general"}
+	talk := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: later.ID, Name: "talk"}
+	hidden := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: theirs.ID, Name: "theirs"}
+	for _, ch := range []*chat.Channel{general, talk, hidden} {
+		must(t, s.InsertChannel(c, ch))
+	}
+	now := chat.Now()
+	join := func(server chat.ID, user chat.ID, ago time.Duration) *chat.Member {
+		m := &chat.Member{ID: chat.MemberID{Server: server, User: user}, JoinedAt: chat.TimeOf(now.Add(-ago)), Roles: []chat.ID{chat.NewID()}}
+		must(t, s.InsertMember(c, m))
+		return m
+	}
+	mFirst := join(first.ID, me, 3*time.Hour)
+	mGone := join(chat.NewID(), me, 2*time.Hour)
+	mLater := join(later.ID, me, time.Hour)
+	mEmpty := join(empty.ID, me, time.Minute)
+	join(theirs.ID, other, time.Hour)
+	emoji := func(server chat.ID) *chat.Emoji {
+		e := &chat.Emoji{ID: chat.NewID(), Parent: chat.EmojiParent{Type: "Server", ID: server}, CreatorID: friend, Name: "e"}
+		must(t, s.InsertEmoji(c, e))
+		return e
+	}
+	e1, e2 := emoji(later.ID), emoji(first.ID)
+	emoji(theirs.ID)
+
+	got, err := s.FetchReadyFacts(c, me)
+	must(t, err)
+	want := &store.ReadyFacts{
+		Private:     sortedByID([]*chat.Channel{saved, dm, group}),
+		Memberships: []*chat.Member{mFirst, mGone, mLater, mEmpty},
+		Servers:     []*chat.Server{first, later, empty},
+		Channels:    map[chat.ID][]*chat.Channel{first.ID: {general}, later.ID: {talk}, empty.ID: {}},
+		Emojis:      []*chat.Emoji{e1, e2},
+	}
+	want.Relationships, err = s.FetchRelationships(c, me)
+	must(t, err)
+	same(t, len(want.Relationships), 2)
+	same(t, got, want)
+	// The same as the separate reads.
+	private, err := s.FetchPrivateChannels(c, me)
+	must(t, err)
+	same(t, got.Private, private)
+	members, err := s.FetchMemberships(c, me)
+	must(t, err)
+	same(t, got.Memberships, members)
+	emojis, err := s.FetchServerEmojis(c, []chat.ID{first.ID, later.ID, empty.ID})
+	must(t, err)
+	same(t, got.Emojis, emojis)
+
+	// A channel added since shows in the next read.
+	more := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: empty.ID, Name: "new"}
+	must(t, s.InsertChannel(c, more))
+	got, err = s.FetchReadyFacts(c, me)
+	must(t, err)
+	want.Channels[empty.ID] = []*chat.Channel{more}
+	same(t, got, want)
+
+	got, err = s.FetchReadyFacts(c, chat.NewID())
+	must(t, err)
+	same(t, got, &store.ReadyFacts{Channels: map[chat.ID][]*chat.Channel{}})
+}
+
+func sortedByID(cs []*chat.Channel) []*chat.Channel {
+	out := slices.Clone(cs)
+	slices.SortFunc(out, func(a, b *chat.Channel) int { return strings.Compare(string(a.ID), string(b.ID)) })
+	return out
 }
 
 func testMessages(t *testing.T, s store.Store) {
