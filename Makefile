@@ -60,7 +60,7 @@ crossnode: ## several nodes as one instance: 9,000 connections over 3 nodes on P
 	/tmp/ermine-fanout --ermine /tmp/ermine --nodes 3 --conns 9000 --rate 5 --duration 30s --saturate 300 \
 		--database '$(PG)' --bus nats --bus-url $(NATS) --shared-url $(REDIS)
 
-compare: ## Ermine, Centrifugo v5.4.9 (built once into ~/.cache/ermine) and a bare gobwas server under the same load, one table (about 6 min)
+compare: ## Ermine, Centrifugo v6.9.1 (else v5.4.9; built once into ~/.cache/ermine) and a bare gobwas server under the same load, one table (about 6 min)
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
 	go build -o /tmp/ermine-floor ./bench/floor
 	go build -o /tmp/ermine-fanout ./bench/fanout

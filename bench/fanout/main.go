@@ -100,6 +100,10 @@ type options struct {
 	bus       string
 	busURL    string
 	sharedURL string
+
+	// centrifugoVersion is the version of the -centrifugo binary, once
+	// asked (--compare).
+	centrifugoVersion string
 }
 
 // Bounds of the flags: every loop of the command is bounded by them.
@@ -119,7 +123,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&o.ermine, "ermine", "", "path of the ermine binary to run (required unless --target says otherwise)")
 	fs.StringVar(&o.target, "target", "ermine", "server under load: ermine, centrifugo (--centrifugo) or floor (--floor)")
-	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v5 binary, for --target centrifugo and --compare")
+	fs.StringVar(&o.centrifugo, "centrifugo", "", "path of a Centrifugo v6 or v5 binary, for --target centrifugo and --compare")
 	fs.StringVar(&o.floor, "floor", "", "path of the ermine-floor binary, for --target floor and --compare")
 	fs.BoolVar(&o.compare, "compare", false, "run ermine, centrifugo and floor one after another and print one table")
 	fs.StringVar(&o.profile, "connect-profile", "", "write Ermine's CPU profile of the connect phase (10 s from its start) to this file")
@@ -216,6 +220,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		_, err := measure(ctx, o, target(o.target), out)
 		return err
 	}
+	if o.centrifugoVersion, err = centrifugoVersion(o.centrifugo); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Centrifugo %s: %s\n", o.centrifugoVersion, o.centrifugo)
 	var all []*figures
 	for _, kind := range []target{targetErmine, targetCentrifugo, targetFloor} {
 		fmt.Fprintf(out, "\n== %s\n", kind)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -66,11 +67,11 @@ func command(kind target, bin, addr, dir string) (testbed.Command, error) {
 		if err != nil {
 			return testbed.Command{}, err
 		}
-		cfg, err := json.Marshal(map[string]any{
-			"address": host, "port": port, "log_level": "error", "health": true,
-			"token_hmac_secret_key": centrifugoSecret, "api_key": centrifugoAPIKey,
-			"allowed_origins": []string{"*"}, "allow_subscribe_for_client": true,
-		})
+		version, err := centrifugoVersion(bin)
+		if err != nil {
+			return testbed.Command{}, err
+		}
+		cfg, err := json.Marshal(centrifugoConfig(version, host, port))
 		if err != nil {
 			return testbed.Command{}, err
 		}
@@ -83,6 +84,42 @@ func command(kind target, bin, addr, dir string) (testbed.Command, error) {
 		return testbed.Command{Path: bin, Args: []string{"--listen", addr}, Ready: "/"}, nil
 	}
 	return testbed.Command{Path: bin, Args: []string{"--listen", addr, "--data", dir}}, nil
+}
+
+// centrifugoVersion asks a Centrifugo binary its version ("v6.9.1").
+func centrifugoVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w", bin, err)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if len(f) > 1 && f[0] == 'v' && f[1] >= '0' && f[1] <= '9' {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%s version: no version in %q", bin, out)
+}
+
+// centrifugoConfig is the configuration of a Centrifugo of version
+// serving on host:port: v6 nests each setting in its section, v5 keeps
+// them flat.
+func centrifugoConfig(version, host string, port int) map[string]any {
+	if strings.HasPrefix(version, "v5.") {
+		return map[string]any{
+			"address": host, "port": port, "log_level": "error", "health": true,
+			"token_hmac_secret_key": centrifugoSecret, "api_key": centrifugoAPIKey,
+			"allowed_origins": []string{"*"}, "allow_subscribe_for_client": true,
+		}
+	}
+	return map[string]any{
+		"http_server": map[string]any{"address": host, "port": port},
+		"log":         map[string]any{"level": "error"},
+		"health":      map[string]any{"enabled": true},
+		"client": map[string]any{"allowed_origins": []string{"*"},
+			"token": map[string]any{"hmac_secret_key": centrifugoSecret}},
+		"http_api": map[string]any{"key": centrifugoAPIKey},
+		"channel":  map[string]any{"without_namespace": map[string]any{"allow_subscribe_for_client": true}},
+	}
 }
 
 // upgradePath is where kind's WebSocket is.
@@ -129,7 +166,7 @@ func printComparison(out io.Writer, o options, all []*figures) {
 	e, c, f := all[0], all[1], all[2]
 	fmt.Fprintf(out, "\n%d connections in one channel, %d messages/s for %s, %d saturating messages; server pinned: %v\n\n",
 		o.conns, o.rate, o.duration, o.saturate, o.pin)
-	fmt.Fprintln(out, "| measure | Ermine | Centrifugo | floor | Ermine ÷ Centrifugo | Ermine ÷ floor |")
+	fmt.Fprintf(out, "| measure | Ermine | Centrifugo %s | floor | Ermine ÷ Centrifugo | Ermine ÷ floor |\n", o.centrifugoVersion)
 	fmt.Fprintln(out, "|---|---|---|---|---|---|")
 	row := func(name, unit string, get func(*figures) float64) {
 		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", name,
