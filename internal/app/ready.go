@@ -151,7 +151,7 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		ev.VoiceStates = states
 	}
 	if sections.PolicyChanges {
-		changes, err := a.readyPolicyChanges(ctx, caller)
+		changes, err := a.readyPolicyChanges(ctx, caller, facts.PolicyChanges)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -255,16 +255,12 @@ func withoutInvisible(s *chat.UserStatus) *chat.UserStatus {
 // was made when they never acknowledged one. Bots have none to acknowledge.
 //
 // An acknowledgement is never older than the account, so the changes
-// made since the account was created are read first; most users have
-// none, and only when some exist is the account read to drop those
-// already acknowledged.
-func (a *App) readyPolicyChanges(ctx context.Context, caller *Caller) ([]chat.PolicyChange, error) {
+// made since the account was created (read with the Ready facts) come
+// first; most users have none, and only when some exist is the account
+// read to drop those already acknowledged.
+func (a *App) readyPolicyChanges(ctx context.Context, caller *Caller, changes []chat.PolicyChange) ([]chat.PolicyChange, error) {
 	if caller.IsBot() {
 		return []chat.PolicyChange{}, nil
-	}
-	changes, err := a.store.FetchPolicyChanges(ctx, chat.TimeOf(caller.ID().Time()))
-	if err != nil {
-		return nil, fmt.Errorf("fetch policy changes: %w", err)
 	}
 	if len(changes) == 0 {
 		return []chat.PolicyChange{}, nil

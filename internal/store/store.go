@@ -189,7 +189,8 @@ type Relationships interface {
 	// FetchReadyFacts reads what a user's Ready is built from with as
 	// few reads as the store can: FetchRelationships, FetchPrivateChannels,
 	// FetchMemberships, FetchServers and FetchServersChannels of those
-	// memberships, and FetchServerEmojis of their servers.
+	// memberships, FetchServerEmojis of their servers, and
+	// FetchPolicyChanges after the time of user's id.
 	FetchReadyFacts(ctx context.Context, user chat.ID) (*ReadyFacts, error)
 }
 
@@ -205,6 +206,8 @@ type ReadyFacts struct {
 	// Channels lists the channels of each of Servers, oldest first.
 	Channels map[chat.ID][]*chat.Channel
 	Emojis   []*chat.Emoji
+	// PolicyChanges are those created after the user's id was made.
+	PolicyChanges []chat.PolicyChange
 }
 
 // Bots keeps bot accounts.

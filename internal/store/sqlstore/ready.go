@@ -16,25 +16,28 @@ const (
 	factPrivate
 	factMembership
 	factEmoji
+	factPolicy
 )
 
 // readyFactsQuery reads a user's relationships, private channels,
-// memberships with their servers (and each server's channels_version)
-// and their servers' emoji in one statement: a connect pays one read
-// (one round trip, one read lock on SQLite) where it paid six. Columns:
+// memberships with their servers (and each server's channels_version),
+// their servers' emoji and the policy changes made since they signed up
+// in one statement: a connect pays one read (one round trip, one read
+// lock on SQLite) where it paid seven. Columns:
 // kind, id, sort key, status, document, server document, channels
 // version; ordered as the separate methods order them.
 const readyFactsQuery = `SELECT 0, other_id, 0, status, NULL, NULL, 0 FROM relationships WHERE user_id = ?
 	UNION ALL SELECT 1, c.id, 0, NULL, c.data, NULL, 0 FROM channel_participants p JOIN channels c ON c.id = p.channel_id WHERE p.user_id = ?
 	UNION ALL SELECT 2, m.server_id, m.joined_at, NULL, m.data, sv.data, COALESCE(sv.channels_version, 0) FROM members m LEFT JOIN servers sv ON sv.id = m.server_id WHERE m.user_id = ?
 	UNION ALL SELECT 3, e.id, 0, NULL, e.data, NULL, 0 FROM members m JOIN emojis e ON e.server_id = m.server_id WHERE m.user_id = ?
+	UNION ALL SELECT 4, '', created_at, NULL, data, NULL, 0 FROM policy_changes WHERE created_at > ?
 	ORDER BY 1, 3, 2`
 
 // FetchReadyFacts reads a user's Ready facts with one query, and the
 // channel lists of their servers from those kept at the versions it read
 // (reading only the lists that changed).
 func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFacts, error) {
-	rows, err := s.query(ctx, readyFactsQuery, user, user, user, user)
+	rows, err := s.query(ctx, readyFactsQuery, user, user, user, user, chat.TimeOf(user.Time()).Millis())
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +82,12 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 				return nil, err
 			}
 			f.Emojis = append(f.Emojis, e)
+		case factPolicy:
+			p, err := decodeFact[chat.PolicyChange](data)
+			if err != nil {
+				return nil, err
+			}
+			f.PolicyChanges = append(f.PolicyChanges, *p)
 		}
 	}
 	if err := rows.Err(); err != nil {

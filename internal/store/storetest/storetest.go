@@ -773,15 +773,25 @@ func testReadyFacts(t *testing.T, s store.Store) {
 	}
 	e1, e2 := emoji(later.ID), emoji(first.ID)
 	emoji(theirs.ID)
+	// Policy changes made after me's id only, oldest first.
+	policy := func(at time.Time) chat.PolicyChange {
+		p := chat.PolicyChange{CreatedTime: chat.TimeOf(at), EffectiveTime: chat.TimeOf(at), Description: "terms", URL: "https://example.com/terms"}
+		must(t, s.InsertPolicyChange(c, &p))
+		return p
+	}
+	p2 := policy(me.Time().Add(2 * time.Minute))
+	p1 := policy(me.Time().Add(time.Minute))
+	policy(me.Time().Add(-time.Hour))
 
 	got, err := s.FetchReadyFacts(c, me)
 	must(t, err)
 	want := &store.ReadyFacts{
-		Private:     sortedByID([]*chat.Channel{saved, dm, group}),
-		Memberships: []*chat.Member{mFirst, mGone, mLater, mEmpty},
-		Servers:     []*chat.Server{first, later, empty},
-		Channels:    map[chat.ID][]*chat.Channel{first.ID: {general}, later.ID: {talk}, empty.ID: {}},
-		Emojis:      []*chat.Emoji{e1, e2},
+		Private:       sortedByID([]*chat.Channel{saved, dm, group}),
+		Memberships:   []*chat.Member{mFirst, mGone, mLater, mEmpty},
+		Servers:       []*chat.Server{first, later, empty},
+		Channels:      map[chat.ID][]*chat.Channel{first.ID: {general}, later.ID: {talk}, empty.ID: {}},
+		Emojis:        []*chat.Emoji{e1, e2},
+		PolicyChanges: []chat.PolicyChange{p1, p2},
 	}
 	want.Relationships, err = s.FetchRelationships(c, me)
 	must(t, err)
@@ -808,7 +818,7 @@ func testReadyFacts(t *testing.T, s store.Store) {
 
 	got, err = s.FetchReadyFacts(c, chat.NewID())
 	must(t, err)
-	same(t, got, &store.ReadyFacts{Channels: map[chat.ID][]*chat.Channel{}})
+	same(t, got, &store.ReadyFacts{Channels: map[chat.ID][]*chat.Channel{}, PolicyChanges: []chat.PolicyChange{p1, p2}})
 }
 
 func sortedByID(cs []*chat.Channel) []*chat.Channel {
