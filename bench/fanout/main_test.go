@@ -161,3 +161,20 @@ func TestFloorRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCentrifugoConfig: v5 reads flat keys, v6 the same settings nested in
+// their sections (as v6.9.1's internal/configtypes names them).
+func TestCentrifugoConfig(t *testing.T) {
+	v5 := centrifugoConfig("v5.4.9", "127.0.0.1", 8000)
+	if v5["token_hmac_secret_key"] != centrifugoSecret || v5["api_key"] != centrifugoAPIKey || v5["port"] != 8000 {
+		t.Errorf("v5 config = %v", v5)
+	}
+	v6 := centrifugoConfig("v6.9.1", "127.0.0.1", 8000)
+	client, _ := v6["client"].(map[string]any)
+	token, _ := client["token"].(map[string]any)
+	api, _ := v6["http_api"].(map[string]any)
+	server, _ := v6["http_server"].(map[string]any)
+	if token["hmac_secret_key"] != centrifugoSecret || api["key"] != centrifugoAPIKey || server["port"] != 8000 || v6["api_key"] != nil {
+		t.Errorf("v6 config = %v", v6)
+	}
+}
