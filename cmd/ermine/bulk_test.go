@@ -3,23 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"ermine/internal/apitest"
 	"ermine/internal/chat"
 	"ermine/internal/config"
 	"ermine/internal/server"
+	"ermine/internal/testbed"
 )
 
 // otherEngine returns the configuration change that puts a node on the
@@ -32,24 +30,8 @@ func otherEngine(t *testing.T) (func(*config.Config), string) {
 	if dsn == "" {
 		return func(*config.Config) {}, ""
 	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	name := fmt.Sprintf("ermine_bulk_%d", time.Now().UnixNano())
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+name); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + name + " CASCADE") })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return func(c *config.Config) { c.Database.URL = u.String() }, u.String()
+	db := testbed.Schema(t, dsn)
+	return func(c *config.Config) { c.Database.URL = db }, db
 }
 
 // call sends a request and fails the test unless it answers want.

@@ -3,25 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
-	_ "github.com/jackc/pgx/v5/stdlib" // schemas for the PostgreSQL runs
 	"github.com/pquerna/otp/totp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"ermine/internal/apitest"
 	"ermine/internal/config"
 	"ermine/internal/importer/revolt/revolttest"
+	"ermine/internal/testbed"
 )
 
 // target is an empty instance to import into: a data directory and, for
@@ -42,8 +40,6 @@ func (tg target) option(c *config.Config) {
 	c.Limits.RateLimits = false
 }
 
-var schemaSeq atomic.Int64
-
 // targets returns SQLite and, with ERMINE_TEST_POSTGRES, a fresh
 // PostgreSQL schema.
 func targets(t *testing.T) []target {
@@ -52,21 +48,7 @@ func targets(t *testing.T) []target {
 	if dsn == "" {
 		return ts
 	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	name := fmt.Sprintf("ermine_import_%d_%d", time.Now().UnixNano(), schemaSeq.Add(1))
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + name + " CASCADE") })
-	u, _ := url.Parse(dsn)
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return append(ts, target{name: "postgres", data: t.TempDir(), db: u.String()})
+	return append(ts, target{name: "postgres", data: t.TempDir(), db: testbed.Schema(t, dsn)})
 }
 
 func importArgs(tg target, f *revolttest.Fixture, extra ...string) []string {

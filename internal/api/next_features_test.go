@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"ermine/internal/config"
 	"ermine/internal/event"
 	"ermine/internal/perm"
+	"ermine/internal/testbed"
 )
 
 // TestUseExternalEmojis checks the UseExternalEmojis flag (bit 41, the
@@ -246,29 +246,8 @@ func TestMentionsInbox(t *testing.T) {
 // database in ERMINE_TEST_POSTGRES.
 func withPostgres(t *testing.T) apitest.Option {
 	t.Helper()
-	dsn := os.Getenv("ERMINE_TEST_POSTGRES")
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("ermine_api_%d", time.Now().UnixNano())
-	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + name + " CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-		admin.Close()
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return func(c *config.Config) { c.Database.URL = u.String() }
+	db := testbed.Schema(t, os.Getenv("ERMINE_TEST_POSTGRES"))
+	return func(c *config.Config) { c.Database.URL = db }
 }
 
 // TestServerSearch checks POST /search (reference branch

@@ -1,21 +1,15 @@
 package postgres_test
 
 import (
-	"database/sql"
-	"fmt"
-	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/storetest"
+	"ermine/internal/testbed"
 )
-
-var schemas atomic.Int64
 
 // openFreshSchema opens a store in a new, empty schema of the database at
 // dsn and drops the schema when the test ends.
@@ -30,31 +24,7 @@ func openFreshSchema(t *testing.T, dsn string) store.Store {
 
 // freshSchema creates a new, empty schema in the database at dsn, dropped
 // when the test ends, and returns a URL whose search_path selects it.
-func freshSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	name := fmt.Sprintf("ermine_test_%d_%d", time.Now().UnixNano(), schemas.Add(1))
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+name); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + name + " CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func freshSchema(t *testing.T, dsn string) string { return testbed.Schema(t, dsn) }
 
 // dsn returns the test database, skipping when none is configured except
 // in CI, where a missing database is a failure.
