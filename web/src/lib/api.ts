@@ -127,6 +127,52 @@ export interface ServerInvite {
   channel: string;
 }
 
+/** A channel's webhook (GET /channels/{id}/webhooks; the token only to its managers). */
+export interface Webhook {
+  id: string;
+  name: string;
+  avatar?: { _id: string } | null;
+  creator_id: string;
+  channel_id: string;
+  permissions: number;
+  token?: string | null;
+}
+
+/** One moderation action of a server's audit log. */
+export interface AuditLogEntry {
+  _id: string;
+  server: string;
+  reason?: string | null;
+  user: string;
+  action: { type: string; [field: string]: unknown };
+}
+
+export interface AuditLogQuery {
+  user?: string;
+  types?: string[];
+  before?: string;
+  limit?: number;
+}
+
+export interface AuditLogPage {
+  audit_logs: AuditLogEntry[];
+  users: WireUser[];
+  members: WireMember[];
+}
+
+/** GET /users/{id}/mutual: ids of the friends, servers and groups two people share. */
+export interface Mutual {
+  users: string[];
+  servers: string[];
+  channels: string[];
+}
+
+/** GET /users/{id}/profile. */
+export interface UserProfile {
+  content?: string | null;
+  background?: { _id: string } | null;
+}
+
 /** Synced settings: key → [timestamp, value]. */
 export type SyncedSettings = Record<string, [number, string]>;
 
@@ -302,6 +348,8 @@ export class Rest {
   // --- users and relationships
   editMe = (body: DataEditUser) => this.req<WireUser>("PATCH", "/users/@me", body);
   addFriend = (username: string) => this.req<WireUser>("POST", "/users/friend", { username });
+  mutual = (user: string) => this.req<Mutual>("GET", `/users/${enc(user)}/mutual`);
+  profile = (user: string) => this.req<UserProfile>("GET", `/users/${enc(user)}/profile`);
 
   // --- invites
   invite = (code: string) => this.req<PublicInvite>("GET", `/invites/${enc(code)}`);
@@ -324,10 +372,22 @@ export class Rest {
   editMember = (server: string, user: string, body: { nickname?: string; roles?: string[]; timeout?: string; remove?: string[] }) =>
     this.req<unknown>("PATCH", `/servers/${enc(server)}/members/${enc(user)}`, body);
   serverInvites = (server: string) => this.req<ServerInvite[]>("GET", `/servers/${enc(server)}/invites`);
+  auditLog = (server: string, q: AuditLogQuery = {}) => {
+    const p = new URLSearchParams({ include_users: "true", limit: String(q.limit ?? 50) });
+    if (q.user) p.set("user", q.user);
+    if (q.before) p.set("before", q.before);
+    for (const t of q.types ?? []) p.append("type", t);
+    return this.req<AuditLogPage>("GET", `/servers/${enc(server)}/audit_logs?${p}`);
+  };
   ackServer = (server: string) => this.req<void>("PUT", `/servers/${enc(server)}/ack`, {});
 
   // --- channels and messages
-  editChannel = (channel: string, body: DataEditChannel) => this.req<unknown>("PATCH", `/channels/${enc(channel)}`, body);
+  fetchChannel = (channel: string) => this.req<{ _id: string; slowmode?: number | null }>("GET", `/channels/${enc(channel)}`);
+  editChannel = (channel: string, body: DataEditChannel & { slowmode?: number }) => this.req<unknown>("PATCH", `/channels/${enc(channel)}`, body);
+  webhooks = (channel: string) => this.req<Webhook[]>("GET", `/channels/${enc(channel)}/webhooks`);
+  createWebhook = (channel: string, name: string, avatar?: string) => this.req<Webhook>("POST", `/channels/${enc(channel)}/webhooks`, { name, ...(avatar ? { avatar } : {}) });
+  editWebhook = (id: string, body: { name?: string; avatar?: string; remove?: "Avatar"[] }) => this.req<Webhook>("PATCH", `/webhooks/${enc(id)}`, body);
+  deleteWebhook = (id: string) => this.req<void>("DELETE", `/webhooks/${enc(id)}`, {});
   setChannelPermissions = (channel: string, role: string, p: Permissions) => this.req<unknown>("PUT", `/channels/${enc(channel)}/permissions/${enc(role)}`, { permissions: p });
   messagesNear = (channel: string, id: string, limit = 50) =>
     this.req<MessagePage>("GET", `/channels/${enc(channel)}/messages?nearby=${enc(id)}&limit=${limit}&include_users=true`);

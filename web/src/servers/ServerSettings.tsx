@@ -1,6 +1,6 @@
 // A server's settings: overview, roles, channels, emoji.
 
-import { createSignal, For, Match, Show, Switch } from "solid-js";
+import { createResource, createSignal, For, Match, Show, Switch } from "solid-js";
 import type { Channel, Server } from "stoat.js";
 import type { AppState } from "../app/state";
 import { href } from "../app/router";
@@ -10,6 +10,10 @@ import { Tabs } from "../ui/common";
 import { Bans, Invites, Members } from "./Moderation";
 import { iconURL } from "../ui/media";
 import { FilePicker } from "../ui/FilePicker";
+import { ChannelOrder } from "./ChannelOrder";
+import { SLOWMODES, slowmodeLabel } from "../lib/channels";
+import { Webhooks } from "./Webhooks";
+import { AuditLog } from "./AuditLog";
 
 /** A category id: 8 random base-36 characters. */
 function randomId() {
@@ -30,6 +34,8 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
           ["roles", "Roles"],
           ["channels", "Channels"],
           ["emoji", "Emoji"],
+          ["webhooks", "Webhooks"],
+          ["audit", "Audit log"],
         ]}
         current={props.tab}
         to={(t) => href.serverSettings(props.server.id, t)}
@@ -52,6 +58,12 @@ export function ServerSettings(props: { state: AppState; server: Server; tab: st
         </Match>
         <Match when={props.tab === "emoji"}>
           <Emojis state={props.state} server={props.server} />
+        </Match>
+        <Match when={props.tab === "webhooks"}>
+          <Webhooks state={props.state} server={props.server} />
+        </Match>
+        <Match when={props.tab === "audit"}>
+          <AuditLog state={props.state} server={props.server} />
         </Match>
       </Switch>
     </div>
@@ -201,6 +213,13 @@ function Channels(props: { state: AppState; server: Server }) {
   const [name, setName] = createSignal(channel()?.name ?? "");
   const [description, setDescription] = createSignal(channel()?.description ?? "");
   const [newCategory, setNewCategory] = createSignal("");
+  // The client library does not keep slowmode: it is read from the API per channel.
+  const [slowmode, { mutate: mutateSlowmode }] = createResource(selected, async (id) => (id ? Number((await props.state.rest.fetchChannel(id)).slowmode ?? 0) : 0));
+  const setSlowmode = (s: number) =>
+    guard(props.state, async () => {
+      await props.state.rest.editChannel(selected(), { slowmode: s }); // 0 turns it off
+      mutateSlowmode(s);
+    }, s ? `Slowmode set to ${slowmodeLabel(s)}` : "Slowmode off")();
   const categoryOf = () => (props.server.categories ?? []).find((c) => c.channels.includes(selected()))?.id ?? "";
   const rename = guard(
     props.state,
@@ -254,6 +273,16 @@ function Channels(props: { state: AppState; server: Server }) {
             Delete channel
           </button>
         </form>
+        <Show when={channel()!.type === "TextChannel"}>
+          <label class="inline">
+            Slowmode (how long a member waits between messages)
+            <select aria-label="Slowmode" disabled={!channel()!.havePermission("ManageChannel")} value={String(slowmode() ?? 0)} onChange={(e) => setSlowmode(Number(e.currentTarget.value))}>
+              <For each={[...SLOWMODES, ...(SLOWMODES.includes((slowmode() ?? 0) as (typeof SLOWMODES)[number]) ? [] : [slowmode() ?? 0])]}>
+                {(s) => <option value={String(s)}>{slowmodeLabel(s)}</option>}
+              </For>
+            </select>
+          </label>
+        </Show>
         <PermissionGrid
           allow={current().a}
           deny={current().d}
@@ -282,6 +311,7 @@ function Channels(props: { state: AppState; server: Server }) {
               <button type="submit">Create and move here</button>
             </form>
           </div>
+          <ChannelOrder state={props.state} server={props.server} disabled={!props.server.havePermission("ManageChannel")} />
         </Show>
       </Show>
     </div>
