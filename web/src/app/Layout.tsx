@@ -17,8 +17,9 @@ import { JoinInvite } from "../servers/JoinInvite";
 import { UserSettings } from "../settings/UserSettings";
 import { Console } from "../admin/Console";
 import { Empty } from "../ui/common";
-import { avatar } from "../ui/media";
 import { Icon } from "../ui/Icon";
+import { ProfileCardHost } from "../ui/ProfileCard";
+import { StatusPicker } from "../account/StatusPicker";
 
 export function Layout(props: { state: AppState; route: Route; onLogout: () => void }) {
   const state = props.state;
@@ -100,6 +101,7 @@ export function Layout(props: { state: AppState; route: Route; onLogout: () => v
         <Show when={state.channel && (state.channel.type === "TextChannel" || state.channel.type === "Group")}>
           <MemberList state={state} channel={state.channel!} />
         </Show>
+        <ProfileCardHost state={state} />
       </Show>
     </div>
   );
@@ -109,7 +111,7 @@ function SelfBar(props: { state: AppState; onLogout: () => void }) {
   const me = () => props.state.client!.user!;
   return (
     <div class="selfbar">
-      <img class="avatar" src={avatar(me())} alt="" />
+      <StatusPicker state={props.state} />
       <div class="who">
         <strong>{me().displayName}</strong>
         <span class="muted">

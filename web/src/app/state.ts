@@ -64,6 +64,7 @@ export class AppState {
   readonly drafts = new Map<string, string>();
   #jump = createSignal<{ channel: string; id: string } | undefined>(undefined, { equals: false });
   #noticeSeq = 0;
+  #profile = createSignal<string | undefined>(undefined);
 
   constructor(apiURL: string) {
     patchRateLimits((ms) => this.notify(`Rate limited: trying again in ${Math.ceil(ms / 1000)} s…`));
@@ -124,6 +125,15 @@ export class AppState {
   /** Opens a channel at a message: the history loads around it and marks it. */
   jump(channel: string, id: string) {
     this.#jump[1]({ channel, id });
+  }
+
+  /** The user whose profile card is open. */
+  get profileUser(): string | undefined {
+    return this.#profile[0]();
+  }
+  /** Opens a user's profile card (undefined closes it). */
+  showProfile(user: string | undefined) {
+    this.#profile[1](user);
   }
 
   /** Shows a channel (navigating to it) scrolled to a message. */

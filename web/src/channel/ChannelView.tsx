@@ -12,6 +12,7 @@ import { MuteButton } from "../ui/MuteButton";
 import { Icon } from "../ui/Icon";
 import { SearchPanel } from "./SearchPanel";
 import { GroupControls } from "./GroupControls";
+import { VoiceParticipants } from "./VoiceParticipants";
 
 export function ChannelView(props: { state: AppState; channel: Channel }) {
   const [replyTo, setReplyTo] = createSignal<Message[]>([]);
@@ -63,6 +64,12 @@ export function ChannelView(props: { state: AppState; channel: Channel }) {
           <button aria-label="Close" onClick={() => setInvite(undefined)}>
             ×
           </button>
+        </div>
+      </Show>
+      <Show when={props.channel.isVoice}>
+        <div class="voice-bar">
+          <span class="muted">{props.channel.voiceParticipants?.size ? "In the call:" : "Nobody is in the call."}</span>
+          <VoiceParticipants state={props.state} channel={props.channel} />
         </div>
       </Show>
       <Show when={searching()}>

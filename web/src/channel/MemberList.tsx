@@ -34,14 +34,16 @@ export function MemberList(props: { state: AppState; channel: Channel }) {
         <For each={users()}>
           {(u) => (
             <li class="member" classList={{ offline: !u.online }}>
-              <span class="avatar-wrap">
-                <img class="avatar small" src={avatar(u)} alt="" />
-                <Presence user={u} />
-              </span>
-              <span class="name">{u.displayName}</span>
-              <Show when={u.status?.text}>
-                <span class="muted status-text">{u.status!.text}</span>
-              </Show>
+              <button class="member-button" aria-label={`Profile of ${u.displayName}`} onClick={() => props.state.showProfile(u.id)}>
+                <span class="avatar-wrap">
+                  <img class="avatar small" src={avatar(u)} alt="" />
+                  <Presence user={u} />
+                </span>
+                <span class="name">{u.displayName}</span>
+                <Show when={u.status?.text}>
+                  <span class="muted status-text">{u.status!.text}</span>
+                </Show>
+              </button>
             </li>
           )}
         </For>

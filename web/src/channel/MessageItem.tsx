@@ -54,14 +54,27 @@ export function MessageItem(props: { state: AppState; message: Message; grouped:
         </div>
       </Show>
       <Show when={!props.grouped}>
-        <img class="avatar" src={m().masqueradeAvatarURL ?? m().avatarURL ?? (m().author ? avatar(m().author!) : "")} alt="" />
+        <Show when={m().author && !m().masquerade} fallback={<img class="avatar" src={m().masqueradeAvatarURL ?? m().avatarURL ?? (m().author ? avatar(m().author!) : "")} alt="" />}>
+          <button class="avatar-button" tabIndex={-1} aria-hidden="true" onClick={() => props.state.showProfile(m().authorId)}>
+            <img class="avatar" src={m().masqueradeAvatarURL ?? m().avatarURL ?? avatar(m().author!)} alt="" />
+          </button>
+        </Show>
       </Show>
       <div class="body">
         <Show when={!props.grouped}>
           <header>
-            <strong class="author" style={{ color: m().roleColour ?? undefined }}>
-              {m().username}
-            </strong>
+            <Show
+              when={m().author && !m().masquerade}
+              fallback={
+                <strong class="author" style={{ color: m().roleColour ?? undefined }}>
+                  {m().username}
+                </strong>
+              }
+            >
+              <button class="author link" style={{ color: m().roleColour ?? undefined }} aria-label={`Profile of ${m().username}`} onClick={() => props.state.showProfile(m().authorId)}>
+                {m().username}
+              </button>
+            </Show>
             <time class="muted" dateTime={m().createdAt.toISOString()}>
               {m().createdAt.toLocaleString()}
             </time>

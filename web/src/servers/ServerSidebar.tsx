@@ -9,6 +9,7 @@ import { ChannelLink } from "../ui/ChannelLink";
 import { Empty } from "../ui/common";
 import { Icon } from "../ui/Icon";
 import { MuteButton } from "../ui/MuteButton";
+import { VoiceParticipants } from "../channel/VoiceParticipants";
 
 export function ServerSidebar(props: { state: AppState; server?: Server }) {
   const [adding, setAdding] = createSignal<string | undefined>();
@@ -63,7 +64,18 @@ export function ServerSidebar(props: { state: AppState; server?: Server }) {
                   </form>
                 </Show>
                 <ul>
-                  <For each={cat.channels}>{(ch) => <ChannelLink state={props.state} channel={ch} to={href.server(s().id, ch.id)} />}</For>
+                  <For each={cat.channels}>
+                    {(ch) => (
+                      <>
+                        <ChannelLink state={props.state} channel={ch} to={href.server(s().id, ch.id)} />
+                        <Show when={ch.isVoice && ch.voiceParticipants?.size}>
+                          <li>
+                            <VoiceParticipants state={props.state} channel={ch} compact />
+                          </li>
+                        </Show>
+                      </>
+                    )}
+                  </For>
                 </ul>
               </section>
             )}
