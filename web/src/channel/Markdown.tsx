@@ -2,11 +2,11 @@
 // node (never innerHTML); links open in a new tab with rel="noopener
 // noreferrer", after a question when they leave the instance.
 
-import { createSignal, For, type JSX, Match, Switch } from "solid-js";
+import { createSignal, For, type JSX, Match, onCleanup, Switch } from "solid-js";
 import { Dynamic } from "solid-js/web";
 import type { AppState } from "../app/state";
 import { href, link } from "../app/router";
-import { parse, type Block, type Inline } from "../lib/markdown";
+import { formatTime, parse, type Block, type Inline, type TimeStyle } from "../lib/markdown";
 import { highlight } from "../lib/highlight";
 import { leavesInstance } from "../lib/urls";
 import { EmojiView, UnicodeEmoji } from "../ui/Emoji";
@@ -49,6 +49,39 @@ function BlockView(props: { state: AppState; block: Block }): JSX.Element {
             )}
           </For>
         </Dynamic>
+      );
+    case "table":
+      return (
+        <div class="md-table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <For each={b.head}>
+                  {(cell, i) => (
+                    <th style={{ "text-align": b.align[i()] || undefined }}>
+                      <Inlines state={props.state} nodes={cell} />
+                    </th>
+                  )}
+                </For>
+              </tr>
+            </thead>
+            <tbody>
+              <For each={b.rows}>
+                {(row) => (
+                  <tr>
+                    <For each={row}>
+                      {(cell, i) => (
+                        <td style={{ "text-align": b.align[i()] || undefined }}>
+                          <Inlines state={props.state} nodes={cell} />
+                        </td>
+                      )}
+                    </For>
+                  </tr>
+                )}
+              </For>
+            </tbody>
+          </table>
+        </div>
       );
     case "pre":
       return (
@@ -110,7 +143,17 @@ function InlineView(props: { state: AppState; node: Inline }): JSX.Element {
       );
     case "user": {
       const u = () => client().users.get(n.id);
-      return <span class={`mention${n.id === client().user?.id ? " me" : ""}`}>@{u()?.displayName ?? "unknown user"}</span>;
+      return (
+        <span
+          class={`mention${n.id === client().user?.id ? " me" : ""}`}
+          role="button"
+          tabIndex={0}
+          onClick={() => props.state.showProfile(n.id)}
+          onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), props.state.showProfile(n.id))}
+        >
+          @{u()?.displayName ?? "unknown user"}
+        </span>
+      );
     }
     case "role": {
       const role = () => {
@@ -142,7 +185,24 @@ function InlineView(props: { state: AppState; node: Inline }): JSX.Element {
       return <EmojiView state={props.state} emoji={n.id} />;
     case "emoji":
       return <UnicodeEmoji emoji={n.v} />;
+    case "time":
+      return <Timestamp at={n.at} style={n.style} />;
   }
+}
+
+/** A timestamp in the reader's time zone; a relative one stays current, and the full date shows on hover. */
+function Timestamp(props: { at: number; style: TimeStyle }) {
+  const [now, setNow] = createSignal(Date.now());
+  if (props.style === "R") {
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    onCleanup(() => clearInterval(timer));
+  }
+  const date = new Date(props.at * 1000);
+  return (
+    <time class="timestamp" dateTime={date.toISOString()} title={formatTime(props.at, "F")}>
+      {formatTime(props.at, props.style, now())}
+    </time>
+  );
 }
 
 /** ||text||: covered until clicked (or Enter/Space on it). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inline, parse, plain, type Block, type Inline } from "./markdown";
+import { cells, formatTime, inline, parse, plain, type Block, type Inline } from "./markdown";
 import { emojiFile, emojiSegments } from "./emoji";
 import { leavesInstance, safeLink } from "./urls";
 
@@ -19,6 +19,7 @@ function hrefs(blocks: Block[]): string[] {
     if (b.t === "p" || b.t === "h") walk(b.c);
     if (b.t === "quote") out.push(...hrefs(b.c));
     if (b.t === "list") b.items.forEach(walk);
+    if (b.t === "table") [b.head, ...b.rows].forEach((r) => r.forEach(walk));
   }
   return out;
 }
@@ -170,5 +171,84 @@ describe("emoji", () => {
     expect(emojiFile("3️⃣")).toBe("33-20e3.svg");
     expect(emojiFile("❤️‍🔥")).toBe("2764-fe0f-200d-1f525.svg");
     expect(emojiFile("🏳️‍🌈")).toBe("1f3f3-fe0f-200d-1f308.svg");
+  });
+});
+
+describe("markdown tables", () => {
+  it("a header, its alignments and rows", () => {
+    expect(parse("| Name | Age | Town |\n|:-----|:---:|-----:|\n| ann | 3 | Oslo |\n| bob | 40 | |")).toEqual([
+      {
+        t: "table",
+        align: ["left", "center", "right"],
+        head: [[t("Name")], [t("Age")], [t("Town")]],
+        rows: [
+          [[t("ann")], [t("3")], [t("Oslo")]],
+          [[t("bob")], [t("40")], []],
+        ],
+      },
+    ]);
+  });
+  it("outer pipes are optional; rows are padded and cut to the header's width; markdown works in cells", () => {
+    expect(parse("a | b\n--- | ---\n**x** |\n1 | 2 | 3")).toEqual([
+      { t: "table", align: ["", ""], head: [[t("a")], [t("b")]], rows: [[[{ t: "strong", c: [t("x")] }], []], [[t("1")], [t("2")]]] },
+    ]);
+  });
+  it("an escaped pipe stays in its cell", () => {
+    expect(cells("| a \\| b | c |")).toEqual(["a \\| b", "c"]);
+    const [table] = parse("| x |\n|---|\n| a \\| b |");
+    expect(table).toMatchObject({ t: "table", rows: [[[t("a | b")]]] });
+  });
+  it("ends at a blank line or a line without pipes; a paragraph before it stays one", () => {
+    expect(parse("intro\n| a |\n|---|\n| 1 |\n\nafter").map((b) => b.t)).toEqual(["p", "table", "p"]);
+    expect(parse("| a |\n|---|\n| 1 |\nplain text").map((b) => b.t)).toEqual(["table", "p"]);
+  });
+  it("is not a table without a matching delimiter row", () => {
+    expect(parse("a | b\n--- | --- | ---").map((b) => b.t)).toEqual(["p"]);
+    expect(parse("a | b\nnot a delimiter").map((b) => b.t)).toEqual(["p"]);
+    expect(parse("just | pipes").map((b) => b.t)).toEqual(["p"]);
+    expect(parse("heading\n---").map((b) => b.t)).toEqual(["p"]);
+  });
+  it("markup in a cell stays text and a javascript: link in a cell is no link", () => {
+    const tree = parse('| <img src=x onerror="alert(1)"> | [x](javascript:alert(1)) |\n|---|---|');
+    expect(hrefs(tree)).toEqual([]);
+    expect(tree).toMatchObject([{ t: "table", head: [[t('<img src=x onerror="alert(1)">')], [t("[x](javascript:alert(1))")]] }]);
+  });
+});
+
+describe("markdown timestamps", () => {
+  it("<t:seconds> and <t:seconds:style>", () => {
+    expect(inline("at <t:1700000000> or <t:1700000000:R>.")).toEqual([
+      t("at "),
+      { t: "time", at: 1700000000, style: "f" },
+      t(" or "),
+      { t: "time", at: 1700000000, style: "R" },
+      t("."),
+    ]);
+    expect(inline("<t:1700000000:x> <t:abc> <t:99999999999999>")).toEqual([t("<t:1700000000:x> <t:abc> <t:99999999999999>")]);
+    expect(inline("`<t:1700000000>`")).toEqual([{ t: "code", v: "<t:1700000000>" }]);
+  });
+  it("is written in each style", () => {
+    const at = 1700000000; // 2023-11-14 22:13:20 UTC, a Tuesday
+    const f = (s: Parameters<typeof formatTime>[1], now = at * 1000) => formatTime(at, s, now, "en-GB", "UTC");
+    expect(f("t")).toBe("22:13");
+    expect(f("T")).toBe("22:13:20");
+    expect(f("d")).toBe("14/11/2023");
+    expect(f("D")).toBe("14 November 2023");
+    // ICU versions differ in the joining words only.
+    expect(f("f")).toMatch(/^14 November 2023(,| at) 22:13$/);
+    expect(f("F")).toMatch(/^Tuesday,? 14 November 2023(,| at) 22:13$/);
+    expect(formatTime(at, "t", 0, "en-GB", "Asia/Tokyo")).toBe("07:13");
+  });
+  it("is relative to the reader's now", () => {
+    const at = 1700000000;
+    const rel = (now: number) => formatTime(at, "R", now * 1000, "en");
+    expect(rel(at)).toBe("now");
+    expect(rel(at - 300)).toBe("in 5 minutes");
+    expect(rel(at + 3 * 86400)).toBe("3 days ago");
+    expect(rel(at + 86400)).toBe("yesterday");
+    expect(rel(at - 2 * 365 * 86400)).toBe("in 2 years");
+  });
+  it("plain text of a timestamp is its written form", () => {
+    expect(plain(inline("<t:1700000000:R>"))).toMatch(/ago|in /);
   });
 });

@@ -7,7 +7,9 @@
 // spoilers (||…||), links ([text](url), <url> and bare http(s) URLs),
 // mentions of users (<@id>), roles (<%id>) and channels (<#id>),
 // @everyone and @online, custom emoji (:id:), shortcodes (:smile:)
-// and Unicode emoji, and backslash escapes.
+// and Unicode emoji, tables (a header row, a |---|:--:| row, then rows),
+// timestamps (<t:1700000000> and <t:1700000000:R>, drawn in the
+// reader's time zone), and backslash escapes.
 
 import { SHORTCODES, emojiSegments } from "./emoji";
 import { safeLink } from "./urls";
@@ -21,20 +23,63 @@ export type Inline =
   | { t: "user" | "role" | "channel"; id: string }
   | { t: "everyone" | "online" }
   | { t: "custom-emoji"; id: string }
-  | { t: "emoji"; v: string };
+  | { t: "emoji"; v: string }
+  | { t: "time"; at: number; style: TimeStyle };
+
+/** How a timestamp is written: t 16:20, T 16:20:30, d 20/04/2021, D 20 April 2021, f (default) both, F with the weekday, R relative. */
+export type TimeStyle = "t" | "T" | "d" | "D" | "f" | "F" | "R";
+
+export type Align = "left" | "center" | "right" | "";
 
 export type Block =
   | { t: "p"; c: Inline[] }
   | { t: "h"; level: number; c: Inline[] }
   | { t: "quote"; c: Block[] }
   | { t: "list"; ordered: boolean; start: number; items: Inline[][] }
-  | { t: "pre"; lang: string; v: string };
+  | { t: "pre"; lang: string; v: string }
+  | { t: "table"; align: Align[]; head: Inline[][]; rows: Inline[][][] };
 
 const ULID = "[0-9A-HJKMNP-TV-Z]{26}";
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 const QUOTE = /^ {0,3}>\s?(.*)$/;
 const ITEM = /^ {0,3}(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/;
+const DELIMITER_CELL = /^\s*(:?)-+(:?)\s*$/;
+/** The most columns a table keeps; cells beyond are dropped. */
+const MAX_COLUMNS = 32;
+
+/** The cells of a table row: split at unescaped pipes, the outer pipes dropped. */
+export function cells(line: string): string[] {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+  const out: string[] = [];
+  let cell = "";
+  for (let i = 0; i < row.length; i++) {
+    if (row[i] === "\\" && row[i + 1] === "|") {
+      cell += "\\|"; // inline() turns the escape into a pipe
+      i++;
+    } else if (row[i] === "|") {
+      out.push(cell.trim());
+      cell = "";
+    } else cell += row[i];
+  }
+  out.push(cell.trim());
+  return out;
+}
+
+/** The alignments of a delimiter row (|---|:--:|--:|), or undefined when line is not one. */
+function delimiter(line: string): Align[] | undefined {
+  if (!line.includes("-") || !/^[\s|:-]+$/.test(line)) return undefined;
+  const parts = cells(line);
+  const out: Align[] = [];
+  for (const p of parts) {
+    const m = DELIMITER_CELL.exec(p);
+    if (!m) return undefined;
+    out.push(m[1] && m[2] ? "center" : m[2] ? "right" : m[1] ? "left" : "");
+  }
+  return out;
+}
 
 /** Parses message text into blocks. */
 export function parse(text: string): Block[] {
@@ -76,6 +121,23 @@ function blocks(lines: string[], depth: number): Block[] {
       while (i < lines.length && QUOTE.test(lines[i])) quoted.push(QUOTE.exec(lines[i++])![1]);
       i--;
       out.push({ t: "quote", c: blocks(quoted, depth + 1) });
+      continue;
+    }
+    // A table: a row with pipes over a delimiter row with as many cells.
+    const align = line.includes("|") && i + 1 < lines.length ? delimiter(lines[i + 1]) : undefined;
+    if (align && align.length === cells(line).length) {
+      flush();
+      const width = Math.min(align.length, MAX_COLUMNS);
+      const row = (l: string) => {
+        const c = cells(l).slice(0, width);
+        while (c.length < width) c.push("");
+        return c.map(inline);
+      };
+      const head = row(line);
+      const rows: Inline[][][] = [];
+      for (i += 2; i < lines.length && lines[i].trim() && lines[i].includes("|"); i++) rows.push(row(lines[i]));
+      i--;
+      out.push({ t: "table", align: align.slice(0, width), head, rows });
       continue;
     }
     const item = ITEM.exec(line);
@@ -120,6 +182,7 @@ const TOKEN = new RegExp(
     `<(https?:\\/\\/[^\\s<>]+)>`, // 6 <url>
     `(https?:\\/\\/[^\\s<>]*[^\\s<>.,;:!?'")\\]*_~|])`, // 7 bare url
     `(@everyone|@online)\\b`, // 8
+    `<t:(-?\\d{1,13})(?::([tTdDfFR]))?>`, // 9 timestamp, 10 style
   ].join("|"),
   "y",
 );
@@ -201,6 +264,12 @@ export function inline(src: string): Inline[] {
         if (href) push({ t: "link", href, c: [{ t: "text", v: url }] });
         else text += m[0];
       } else if (m[8]) push({ t: m[8] === "@everyone" ? "everyone" : "online" });
+      else if (m[9]) {
+        const at = Number(m[9]);
+        // Beyond what a Date holds (±8.64e15 ms) it stays text.
+        if (Math.abs(at) <= 8.64e12) push({ t: "time", at, style: (m[10] ?? "f") as TimeStyle });
+        else text += m[0];
+      }
       i += m[0].length;
       continue;
     }
@@ -270,9 +339,50 @@ export function plain(nodes: Inline[], name: (n: Inline) => string = () => ""): 
           return plain(n.c, name);
         case "spoiler":
           return "▒▒▒";
+        case "time":
+          return formatTime(n.at, n.style);
         default:
           return name(n);
       }
     })
     .join("");
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 86400],
+  ["month", 30 * 86400],
+  ["week", 7 * 86400],
+  ["day", 86400],
+  ["hour", 3600],
+  ["minute", 60],
+  ["second", 1],
+];
+
+/**
+ * A timestamp (seconds since 1970) as text in a style, for a reader at
+ * now (milliseconds) in a time zone and locale (the browser's when not
+ * given).
+ */
+export function formatTime(at: number, style: TimeStyle, now = Date.now(), locale?: string, timeZone?: string): string {
+  const date = new Date(at * 1000);
+  const f = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, { ...o, timeZone }).format(date);
+  switch (style) {
+    case "t":
+      return f({ hour: "2-digit", minute: "2-digit" });
+    case "T":
+      return f({ hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    case "d":
+      return f({ year: "numeric", month: "2-digit", day: "2-digit" });
+    case "D":
+      return f({ year: "numeric", month: "long", day: "numeric" });
+    case "F":
+      return f({ weekday: "long", year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    case "R": {
+      const diff = at - now / 1000;
+      const [unit, size] = UNITS.find(([, s]) => Math.abs(diff) >= s) ?? ["second", 1];
+      return new Intl.RelativeTimeFormat(locale, { numeric: "auto" }).format(Math.round(diff / size), unit);
+    }
+    default:
+      return f({ year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  }
 }
