@@ -244,6 +244,9 @@ describe("markdown timestamps", () => {
     const rel = (now: number) => formatTime(at, "R", now * 1000, "en");
     expect(rel(at)).toBe("now");
     expect(rel(at - 300)).toBe("in 5 minutes");
+    expect(rel(at - 3598)).toBe("in 1 hour");
+    expect(rel(at - 45 * 60)).toBe("in 45 minutes");
+    expect(rel(at + 125)).toBe("2 minutes ago");
     expect(rel(at + 3 * 86400)).toBe("3 days ago");
     expect(rel(at + 86400)).toBe("yesterday");
     expect(rel(at - 2 * 365 * 86400)).toBe("in 2 years");

@@ -379,7 +379,8 @@ export function formatTime(at: number, style: TimeStyle, now = Date.now(), local
       return f({ weekday: "long", year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" });
     case "R": {
       const diff = at - now / 1000;
-      const [unit, size] = UNITS.find(([, s]) => Math.abs(diff) >= s) ?? ["second", 1];
+      // The largest unit the distance nearly reaches: 59 min 58 s is "in 1 hour".
+      const [unit, size] = UNITS.find(([, s]) => Math.abs(diff) >= s * 0.98) ?? ["second", 1];
       return new Intl.RelativeTimeFormat(locale, { numeric: "auto" }).format(Math.round(diff / size), unit);
     }
     default:

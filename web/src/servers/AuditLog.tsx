@@ -26,19 +26,23 @@ export function AuditLog(props: { state: AppState; server: Server }) {
       .serverMembers.filter((m) => m.id.server === props.server.id && !!m.user)
       .map((m) => ({ id: m.id.user, name: m.user!.displayName }))
       .sort((a, b) => a.name.localeCompare(b.name));
+  // Filters change faster than answers come: only the latest request's answer is shown.
+  let seq = 0;
   const load = async (older: boolean) => {
+    const mine = ++seq;
     setLoading(true);
     setError("");
     try {
       const before = older ? entries().at(-1)?._id : undefined;
       const page = await props.state.rest.auditLog(props.server.id, { user: user() || undefined, types: type() ? [type()] : [], before, limit: PAGE });
+      if (mine !== seq) return;
       for (const u of page.users) names.set(u._id, u.display_name ?? u.username);
       setEntries(older ? [...entries(), ...page.audit_logs] : page.audit_logs);
       setMore(page.audit_logs.length === PAGE);
     } catch (err) {
-      setError(errorText(err));
+      if (mine === seq) setError(errorText(err));
     } finally {
-      setLoading(false);
+      if (mine === seq) setLoading(false);
     }
   };
   createEffect(on([user, type], () => load(false)));
