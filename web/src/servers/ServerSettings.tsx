@@ -1,4 +1,5 @@
-// A server's settings: overview, roles, channels, emoji.
+// A server's settings: overview, members, bans, invites, roles, channels,
+// emoji, webhooks and the audit log.
 
 import { createResource, createSignal, For, Match, Show, Switch } from "solid-js";
 import type { Channel, Server } from "stoat.js";
