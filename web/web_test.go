@@ -88,6 +88,18 @@ func TestEndToEnd(t *testing.T) {
 	runScript(t, bin, url, "e2e.mjs", "] passed")
 }
 
+// TestEndToEndCommunity drives the community pages in Chromium
+// (e2e/community.mjs): channel order and slowmode, webhooks, the audit
+// log, profile cards, presence, tables and timestamps, groups, upload
+// progress, email change, two-factor off, account deletion, and phone
+// width. Its people and server are made through the API, so its Ermine
+// runs without rate limits.
+func TestEndToEndCommunity(t *testing.T) {
+	bin := browser(t)
+	url := startErmine(t, buildErmine(t), "ERMINE_LIMITS_RATE_LIMITS=false")
+	runScript(t, bin, url, "community.mjs", "community passed")
+}
+
 // TestInfiniteScroll seeds a channel with more messages than a page
 // through the API and scrolls its history up to the start in Chromium
 // (e2e/scroll.mjs). Its Ermine runs without rate limits: seeding 120

@@ -7,7 +7,7 @@
 // (webhooks) and Ermine tells Bob, VoiceChannelJoin, UserVoiceStateUpdate
 // (publishing) then, after "Leave voice", VoiceChannelLeave. Screenshots of a failure go to SCREENSHOTS.
 
-import { apiAt, click, fill, launch, reportFailure } from "./lib.mjs";
+import { apiAt, click, control, fill, launch, reportFailure, seen } from "./lib.mjs";
 
 const BASE = process.env.ERMINE_URL;
 const LIVEKIT = process.env.LIVEKIT_URL;
@@ -113,10 +113,18 @@ try {
       throw new Error(`no UserVoiceStateUpdate with is_publishing; bob's frames: ${JSON.stringify(await watcher.evaluate(() => window.frames_.filter((f) => f.type !== "Ready")))}`);
     });
 
+  step("the participants list shows alice in the call, unmuted, beside the channel and in its view");
+  for (const list of await a.getByRole("list", { name: "In the call in Lounge" }).all()) {
+    await seen(control(list, "button", `alice_${run}`, { exact: true }), "alice in the call's participants");
+  }
+  if ((await a.getByRole("list", { name: "In the call in Lounge" }).count()) !== 2) throw new Error("the participants are not listed in both the sidebar and the channel");
+
   step("alice presses Leave voice; bob sees her leave");
   await click(a, "button", "Leave voice");
   await a.getByRole("button", { name: "Join voice" }).waitFor();
   await waitFrame({ type: "VoiceChannelLeave", id: channel._id, user: alice.user_id }, "VoiceChannelLeave");
+  await a.getByText("Nobody is in the call.").waitFor();
+  if (await a.getByRole("list", { name: "In the call in Lounge" }).count()) throw new Error("alice is still listed in the call after leaving");
 
   if (pageErrors.length) throw new Error(`page errors:\n${pageErrors.join("\n")}`);
   step("voice: join through LiveKit, VoiceChannelJoin, microphone published, leave, VoiceChannelLeave — passed");
