@@ -60,12 +60,18 @@ crossnode: ## several nodes as one instance: 9,000 connections over 3 nodes on P
 	/tmp/ermine-fanout --ermine /tmp/ermine --nodes 3 --conns 9000 --rate 5 --duration 30s --saturate 300 \
 		--database '$(PG)' --bus nats --bus-url $(NATS) --shared-url $(REDIS)
 
-compare: ## Ermine, Centrifugo v6.9.1 (else v5.4.9; built once into ~/.cache/ermine) and a bare gobwas server under the same load, one table (about 6 min)
+compare: ## Ermine, Centrifugo v6.9.1 (else v5.4.9; built once into ~/.cache/ermine) and a bare gobwas server under the same load, one table with Ermine's reconnect row (about 6 min)
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
 	go build -o /tmp/ermine-floor ./bench/floor
 	go build -o /tmp/ermine-fanout ./bench/fanout
 	/tmp/ermine-fanout --compare --pin --ermine /tmp/ermine --floor /tmp/ermine-floor --centrifugo "$$(bash scripts/centrifugo.sh)" \
 		--conns 10000 --rate 5 --duration 30s --saturate 300
+
+storm: ## reconnect storm: 10,000 resumable connections drop at once, then the node restarts; all back, no message lost, API p99 (STORM_SHARED=$(REDIS) keeps streams in Redis)
+	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
+	go build -o /tmp/ermine-fanout ./bench/fanout
+	/tmp/ermine-fanout --storm --ermine /tmp/ermine --conns 10000 --storm-messages 10 --storm-timeout 2m \
+		$(if $(STORM_SHARED),--shared-url '$(STORM_SHARED)')
 
 cover: ## test coverage summary
 	go test -coverprofile=cover.out ./... && go tool cover -func=cover.out | tail -1
@@ -77,4 +83,4 @@ lint: ## gofmt, vet and golangci-lint (.golangci.yml; built once into ~/.cache/e
 	test -x $(GOLANGCI_LINT) || GOBIN=$(dir $(GOLANGCI_LINT)) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 	$(GOLANGCI_LINT) run ./...
 
-.PHONY: help run build test test-all clients contract fuzz fuzz-corpus bench load fanout cover lint
+.PHONY: help run build test test-all clients contract fuzz fuzz-corpus bench load fanout storm cover lint

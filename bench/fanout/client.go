@@ -8,8 +8,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +30,30 @@ type client struct {
 	r      *bufio.Reader
 	frames *wsload.Reader // reads r after the upgrade, reusing one buffer
 	seen   []uint64       // bit per message sequence number received
+
+	// The events resume extension (docs/events-resume.md): resume is
+	// what the connection asked for ("" none, "1" a resumable
+	// connection, else the resume id to take over, with seq).
+	resume   string
+	resumeID string       // the Ready's resume_id
+	seq      atomic.Int64 // of the last frame read
+	resumed  bool         // the handshake ended with Resumed, not Ready
+	readyAt  time.Time    // when Ready or Resumed was read
+	counted  *countingReader
+	received int64         // bytes read up to Ready or Resumed, upgrade answer included
+	done     chan struct{} // closed when read returns
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // recorder collects what every connection receives.
@@ -75,7 +101,8 @@ func (r *recorder) receive(c *client, seq int, now int64) {
 // connectAll opens one connection per user of w, dialers at a time, the
 // i-th to node i mod len(addrs), and starts their readers. It returns the connections opened, with the
 // first error when one failed.
-func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, dialers int) ([]*client, error) {
+// With resume "1" each asks for a resumable connection.
+func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, dialers int, resume string) ([]*client, error) {
 	clients := make([]*client, len(w.users))
 	next := atomic.Int64{}
 	var mu sync.Mutex
@@ -96,7 +123,7 @@ func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, di
 				if failed {
 					return
 				}
-				c, err := dial(ctx, w.kind, addrs[i%len(addrs)], w.users[i].Token, i, len(rec.got))
+				c, err := dialResume(ctx, w.kind, addrs[i%len(addrs)], w.users[i].Token, i, make([]uint64, (len(rec.got)+63)/64), resume, 0)
 				if err != nil {
 					mu.Lock()
 					if first == nil {
@@ -130,15 +157,21 @@ func closeAll(clients []*client) {
 	}
 }
 
-// dial opens an events connection with token and reads up to its Ready.
-func dial(ctx context.Context, kind target, addr, token string, index, messages int) (*client, error) {
+// dialResume opens an events connection with token, asking for the
+// resume extension (resume "1"), or to resume the stream resume after
+// seq, and reads up to its Ready or Resumed. seen is the bit set of the
+// messages received, carried over from the connection it replaces.
+func dialResume(ctx context.Context, kind target, addr, token string, index int, seen []uint64, resume string, seq int64) (*client, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	r := bufio.NewReaderSize(conn, 4096)
-	c := &client{kind: kind, index: index, conn: conn, r: r, frames: wsload.NewReader(r), seen: make([]uint64, (messages+63)/64)}
+	counted := &countingReader{r: conn}
+	r := bufio.NewReaderSize(counted, 4096)
+	c := &client{kind: kind, index: index, conn: conn, r: r, frames: wsload.NewReader(r), seen: seen,
+		resume: resume, counted: counted, done: make(chan struct{})}
+	c.seq.Store(seq)
 	if err := c.handshake(addr, token); err != nil {
 		conn.Close()
 		return nil, err
@@ -156,7 +189,14 @@ func (c *client) handshake(addr, token string) error {
 	_, _ = rand.Read(key[:])
 	target := upgradePath(c.kind)
 	if c.kind == targetErmine {
-		target += "?" + url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}.Encode()
+		q := url.Values{"version": {"1"}, "format": {"json"}, "token": {token}}
+		if c.resume != "" {
+			q.Set("resume", c.resume)
+		}
+		if c.resume != "" && c.resume != "1" {
+			q.Set("seq", strconv.FormatInt(c.seq.Load(), 10))
+		}
+		target += "?" + q.Encode()
 	}
 	_, err := fmt.Fprintf(c.conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
 		"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", target, addr, base64.StdEncoding.EncodeToString(key[:]))
@@ -192,6 +232,23 @@ func (c *client) handshake(addr, token string) error {
 		}
 		switch {
 		case bytes.HasPrefix(p, []byte(`{"type":"Ready"`)):
+			c.received, c.readyAt = c.counted.n, time.Now()
+			if c.resume != "" {
+				id, ok := resumeID(p)
+				if !ok {
+					return errors.New("Ready without resume_id")
+				}
+				c.resumeID = id
+				c.seq.Store(0)
+			}
+			return c.conn.SetDeadline(time.Time{})
+		case bytes.HasPrefix(p, []byte(`{"type":"Resumed"`)):
+			c.received, c.readyAt = c.counted.n, time.Now()
+			c.resumed = true
+			c.resumeID = c.resume
+			if s, ok := frameSeq(p); ok {
+				c.seq.Store(s)
+			}
 			return c.conn.SetDeadline(time.Time{})
 		case bytes.HasPrefix(p, []byte(`{"type":"Error"`)):
 			return fmt.Errorf("server: %s", p)
@@ -234,8 +291,46 @@ const (
 	contentPrefix = `"content":"fanout seq=`
 )
 
+// resumeID is the resume_id of a Ready frame.
+func resumeID(p []byte) (string, bool) {
+	const key = `"resume_id":"`
+	i := bytes.Index(p, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	rest := p[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j <= 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
+}
+
+// frameSeq is the seq a resumable connection's frame ends with
+// (`,"seq":N}`).
+func frameSeq(p []byte) (int64, bool) {
+	const key = `"seq":`
+	i := bytes.LastIndex(p, []byte(key))
+	if i < 0 {
+		return 0, false
+	}
+	var n int64
+	digits := 0
+	for _, b := range p[i+len(key):] {
+		if b < '0' || b > '9' {
+			break
+		}
+		n = n*10 + int64(b-'0')
+		digits++
+	}
+	return n, digits > 0
+}
+
 // read records the messages arriving until the connection ends.
 func (c *client) read(rec *recorder) {
+	if c.done != nil {
+		defer close(c.done)
+	}
 	for {
 		p, err := c.frame()
 		if err != nil {
@@ -246,6 +341,11 @@ func (c *client) read(rec *recorder) {
 		}
 		now := time.Now().UnixNano()
 		rec.frames.Add(1)
+		if c.resume != "" {
+			if s, ok := frameSeq(p); ok {
+				c.seq.Store(s)
+			}
+		}
 		switch c.kind {
 		case targetErmine:
 			if !bytes.HasPrefix(p, []byte(messagePrefix)) {

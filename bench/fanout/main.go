@@ -24,6 +24,12 @@
 // delivery but a third crosses the bus. Memory and CPU are the nodes'
 // together.
 //
+// At the end of an Ermine run on one node, --reconnect connections drop
+// and reconnect with a full Ready, then again with resume
+// (docs/events-resume.md): server CPU and bytes received per reconnect,
+// the reconnect row of --compare's table. --storm runs the reconnect
+// storm instead (storm.go).
+//
 // Every phase is bounded in count and time, everything runs on loopback,
 // and the server is stopped at the end. The server process and this one
 // each hold one descriptor per connection; both raise their soft
@@ -83,6 +89,15 @@ type options struct {
 	visible  bool
 	settle   time.Duration
 	content  int
+	// reconnect is the batch of connections that drop and reconnect
+	// (full Ready, then resume) at the end of an Ermine run.
+	reconnect int
+
+	// The reconnect storm (--storm, storm.go).
+	storm         bool
+	stormMessages int
+	stormTimeout  time.Duration
+	stormDialers  int
 
 	// Other servers under the same load (make compare).
 	target     string
@@ -140,6 +155,12 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.visible, "visible", false, "seed visible users (connecting then announces each to all: N² deliveries)")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "pause after connecting, before measuring memory")
 	fs.IntVar(&o.content, "content", 50, "bytes of message content")
+	fs.IntVar(&o.reconnect, "reconnect", 500, "Ermine: connections that drop and reconnect at the end, with a full Ready then with resume (0 skips; one node only)")
+	fs.BoolVar(&o.storm, "storm", false, "reconnect storm instead of the fan-out phases: --conns (default 10,000) connections drop at once, "+
+		"then the node is restarted, and all reconnect (storm.go); Ermine on one node only")
+	fs.IntVar(&o.stormMessages, "storm-messages", 10, "storm: messages posted while the clients reconnect, each round")
+	fs.DurationVar(&o.stormTimeout, "storm-timeout", 2*time.Minute, "storm: longest wait for every client to be back, each round")
+	fs.IntVar(&o.stormDialers, "storm-dialers", 1000, "storm: reconnects under way at once")
 	fs.IntVar(&o.nodes, "nodes", 1, "ermine processes sharing the load (more than 1 needs --database and --bus)")
 	fs.StringVar(&o.database, "database", "", "PostgreSQL server URL; each run seeds a fresh database there and drops it (default: SQLite)")
 	fs.StringVar(&o.bus, "bus", "", "event bus of several nodes: nats or redis")
@@ -148,7 +169,22 @@ func parse(args []string, out io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	conns := false
+	fs.Visit(func(f *flag.Flag) { conns = conns || f.Name == "conns" })
+	if o.storm && !conns {
+		o.conns = defaultStormConns
+	}
 	switch {
+	case o.storm && (o.compare || o.target != string(targetErmine) || o.nodes > 1):
+		return o, errors.New("--storm: Ermine on one node only (no --compare, --target or --nodes)")
+	case o.reconnect < 0 || o.reconnect > maxConns:
+		return o, fmt.Errorf("--reconnect: %d is not from 0 to %d", o.reconnect, maxConns)
+	case o.stormMessages < 0 || o.stormMessages > 1000:
+		return o, fmt.Errorf("--storm-messages: %d is not from 0 to 1000", o.stormMessages)
+	case o.stormTimeout < time.Second || o.stormTimeout > maxDuration:
+		return o, fmt.Errorf("--storm-timeout: %s is not from 1s to %s", o.stormTimeout, maxDuration)
+	case o.stormDialers < 1 || o.stormDialers > maxConns:
+		return o, fmt.Errorf("--storm-dialers: %d is not from 1 to %d", o.stormDialers, maxConns)
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.target != string(targetErmine) && o.target != string(targetCentrifugo) && o.target != string(targetFloor):
@@ -215,6 +251,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintln(out, "not pinned:", err)
 			o.pin = false
 		}
+	}
+	if o.storm {
+		return storm(ctx, o, out)
 	}
 	if !o.compare {
 		_, err := measure(ctx, o, target(o.target), out)
@@ -299,7 +338,7 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 				return nil, err
 			}
 		}
-		srv, err := startServer(ctx, kind, bin, nodeDir, env, o.pin)
+		srv, err := startServer(ctx, kind, bin, "", nodeDir, env, o.pin)
 		if err != nil {
 			return nil, err
 		}
@@ -321,7 +360,7 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 		time.Sleep(100 * time.Millisecond) // the profile has started
 	}
 	cpuUser, cpuSys, _ := servers.cpu()
-	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers)
+	clients, err := connectAll(ctx, servers.addrs(), w, rec, o.dialers, "")
 	defer closeAll(clients)
 	if err != nil {
 		return nil, err
@@ -391,6 +430,14 @@ func measure(ctx context.Context, o options, kind target, out io.Writer) (*figur
 		res.report(out, fmt.Sprintf("saturation: %d messages, window %d", o.saturate, o.window), o.conns)
 		fig.saturatedCPU = cpu.report(out, res)
 		fig.lost += res.lost
+	}
+	if o.reconnect > 0 && kind == targetErmine && o.nodes == 1 {
+		batch := clients[:min(o.reconnect, len(clients))]
+		full, resumed, err := reconnectPhase(ctx, servers, w, rec, batch, out)
+		if err != nil {
+			return nil, err
+		}
+		fig.reconnect = &[2]reconnectCost{full, resumed}
 	}
 	if n := rec.dropped(); n > 0 {
 		fmt.Fprintf(out, "connections closed by the server during the run: %d\n", n)

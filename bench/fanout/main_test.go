@@ -42,6 +42,13 @@ func TestParseBounds(t *testing.T) {
 		{"compare is one node", []string{"--compare", "--ermine", "x", "--floor", "f", "--centrifugo", "c", "--nodes", "2",
 			"--database", "postgres://a/b", "--bus", "nats", "--bus-url", "nats://a"}, "Ermine's alone"},
 		{"three nodes", []string{"--ermine", "x", "--nodes", "3", "--database", "postgres://a/b", "--bus", "nats", "--bus-url", "nats://a"}, ""},
+		{"reconnect bounded", []string{"--ermine", "x", "--reconnect", "20001"}, "--reconnect"},
+		{"storm", []string{"--ermine", "x", "--storm"}, ""},
+		{"storm is one node", []string{"--ermine", "x", "--storm", "--nodes", "2", "--database", "postgres://a/b",
+			"--bus", "nats", "--bus-url", "nats://a"}, "--storm"},
+		{"storm is Ermine's", []string{"--storm", "--compare", "--ermine", "x", "--floor", "f", "--centrifugo", "c"}, "--storm"},
+		{"storm messages bounded", []string{"--ermine", "x", "--storm", "--storm-messages", "1001"}, "--storm-messages"},
+		{"storm timeout bounded", []string{"--ermine", "x", "--storm", "--storm-timeout", "10m"}, "--storm-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,6 +86,7 @@ func TestShortRun(t *testing.T) {
 		`µs each`,
 		`send→receive: p50 \S+ +p90`,
 		`µs per delivered message`,
+		`50 of 50 resumed; server CPU \d+ µs and \d+ bytes received per reconnect`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("output lacks %q:\n%s", want, &out)
@@ -119,6 +127,7 @@ func TestCrossNodeRun(t *testing.T) {
 		`delivered 600 of 600; lost 0; duplicates 0`,
 		`delivered 1800 of 1800; lost 0; duplicates 0`,
 		`µs per delivered message`,
+		`50 of 50 resumed; server CPU \d+ µs and \d+ bytes received per reconnect`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("output lacks %q:\n%s", want, &out)
@@ -176,5 +185,85 @@ func TestCentrifugoConfig(t *testing.T) {
 	server, _ := v6["http_server"].(map[string]any)
 	if token["hmac_secret_key"] != centrifugoSecret || api["key"] != centrifugoAPIKey || server["port"] != 8000 || v6["api_key"] != nil {
 		t.Errorf("v6 config = %v", v6)
+	}
+}
+
+func TestStormDefaults(t *testing.T) {
+	o, err := parse([]string{"--ermine", "x", "--storm"}, io.Discard)
+	if err != nil || o.conns != defaultStormConns {
+		t.Fatalf("--storm: %d connections (%v), want %d", o.conns, err, defaultStormConns)
+	}
+	if o, err = parse([]string{"--ermine", "x", "--storm", "--conns", "500"}, io.Discard); err != nil || o.conns != 500 {
+		t.Fatalf("--storm --conns 500: %d connections (%v)", o.conns, err)
+	}
+	if o, err = parse([]string{"--ermine", "x"}, io.Discard); err != nil || o.conns != 1000 {
+		t.Fatalf("no --storm: %d connections (%v), want 1000", o.conns, err)
+	}
+}
+
+func TestFrameParsing(t *testing.T) {
+	if id, ok := resumeID([]byte(`{"type":"Ready","users":[],"resume_id":"abcdefghijklmnopqrstuvwxyz","seq":0}`)); !ok || id != "abcdefghijklmnopqrstuvwxyz" {
+		t.Errorf("resumeID = %q, %v", id, ok)
+	}
+	if _, ok := resumeID([]byte(`{"type":"Ready","users":[]}`)); ok {
+		t.Error("resumeID of a stock Ready: found one")
+	}
+	for in, want := range map[string]int64{
+		`{"type":"Resumed","seq":42}`:                         42,
+		`{"type":"Message","content":"\"seq\":7","seq":1234}`: 1234,
+	} {
+		if got, ok := frameSeq([]byte(in)); !ok || got != want {
+			t.Errorf("frameSeq(%s) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	if _, ok := frameSeq([]byte(`{"type":"Message"}`)); ok {
+		t.Error("frameSeq of a stock frame: found one")
+	}
+	got := contentSeqs([]byte(`[{"content":"fanout seq=000003 xx"},{"content":"hello"},{"content":"fanout seq=000012 x"}]`))
+	if len(got) != 2 || !got[3] || !got[12] {
+		t.Errorf("contentSeqs = %v, want 3 and 12", got)
+	}
+}
+
+func TestComparisonReconnectRow(t *testing.T) {
+	e := &figures{kind: targetErmine, reconnect: &[2]reconnectCost{{n: 500, cpu: 1000, bytes: 2000}, {n: 500, resumed: 500, cpu: 100, bytes: 200}}}
+	var out bytes.Buffer
+	printComparison(&out, options{conns: 10, rate: 5, centrifugoVersion: "v6.9.1"},
+		[]*figures{e, {kind: targetCentrifugo}, {kind: targetFloor}})
+	for _, want := range []string{
+		"| reconnect (500 connections): server CPU, full Ready → resume (500 resumed) | 1000 µs → 100 µs (0.10×) | n/a (no Ready) | n/a (no Ready) | | |",
+		"| reconnect: bytes received, full Ready → resume | 2000 B → 200 B (0.10×) | n/a (no Ready) | n/a (no Ready) | | |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks\n%s\n%s", want, &out)
+		}
+	}
+}
+
+// TestStormRun runs a small storm: every client is back after the drop
+// (resumed) and after the restart, and no message is lost.
+func TestStormRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	bin := filepath.Join(t.TempDir(), "ermine")
+	if out, err := exec.Command("go", "build", "-o", bin, "ermine/cmd/ermine").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"--ermine", bin, "--storm", "--conns", "40", "--storm-messages", "3", "--storm-timeout", "60s"}, &out)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, &out)
+	}
+	for _, want := range []string{
+		`all 40 back in \S+: 40 resumed, 0 full Ready`,
+		`all 40 back in \S+: \d+ resumed, \d+ full Ready`,
+		`messages posted during the storm 3 \(failed 0\): received 120, in history before a full Ready 0, lost 0`,
+		`messages posted during the storm 3 \(failed 0\): received \d+, in history before a full Ready \d+, lost 0`,
+		`API GET /users/@me during the storm: p50`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
 	}
 }

@@ -18,14 +18,16 @@ type serverProcess struct {
 	debug string // Ermine's metrics listener, serving the profiler
 }
 
-// startServer runs bin serving the data directory dir on a free loopback
-// port, with rate limits off and a keep-alive longer than any run (the
+// startServer runs bin serving the data directory dir on addr (a free
+// loopback port when empty), with rate limits off and a keep-alive longer than any run (the
 // load's connections send nothing after authenticating), and waits until
 // it answers.
-func startServer(ctx context.Context, kind target, bin, dir string, env []string, pin bool) (*serverProcess, error) {
-	addr, err := testbed.FreeAddr()
-	if err != nil {
-		return nil, err
+func startServer(ctx context.Context, kind target, bin, addr, dir string, env []string, pin bool) (*serverProcess, error) {
+	var err error
+	if addr == "" {
+		if addr, err = testbed.FreeAddr(); err != nil {
+			return nil, err
+		}
 	}
 	c, err := command(kind, bin, addr, dir)
 	if err != nil {

@@ -157,6 +157,9 @@ type figures struct {
 	saturatedCPU float64 // µs of server CPU per delivery, saturated
 	p50, p99     time.Duration
 	lost         int64
+	// reconnect is Ermine's full-Ready and resume reconnect costs
+	// (--reconnect); nil for the others, which have no Ready.
+	reconnect *[2]reconnectCost
 }
 
 // printComparison prints Ermine's figures with their ratios to
@@ -179,6 +182,14 @@ func printComparison(out io.Writer, o options, all []*figures) {
 	row(fmt.Sprintf("send→receive p50 at %d messages/s", o.rate), "ms", func(x *figures) float64 { return ms(x.p50) })
 	row(fmt.Sprintf("send→receive p99 at %d messages/s", o.rate), "ms", func(x *figures) float64 { return ms(x.p99) })
 	fmt.Fprintf(out, "| deliveries lost | %d | %d | %d | | |\n", e.lost, c.lost, f.lost)
+	if r := e.reconnect; r != nil {
+		full, res := r[0], r[1]
+		na := "n/a (no Ready)"
+		fmt.Fprintf(out, "| reconnect (%d connections): server CPU, full Ready → resume (%d resumed) | %s → %s (%s) | %s | %s | | |\n",
+			full.n, res.resumed, num(full.cpu, "µs"), num(res.cpu, "µs"), ratio(res.cpu, full.cpu), na, na)
+		fmt.Fprintf(out, "| reconnect: bytes received, full Ready → resume | %s → %s (%s) | %s | %s | | |\n",
+			num(full.bytes, "B"), num(res.bytes, "B"), ratio(res.bytes, full.bytes), na, na)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"ermine/internal/testbed"
+)
+
+// defaultStormConns is --conns of a storm unless given.
+const defaultStormConns = 10000
+
+// storm is the reconnect storm: --conns resumable connections to one
+// node, then two rounds, each bounded by --storm-timeout:
+//
+//  1. drop: every client's socket closes at once and all reconnect with
+//     resume=<id>&seq=<last> to the same, running node;
+//  2. restart: the node is killed (SIGKILL) and started again on the
+//     same port and data, and all reconnect with resume, retrying until
+//     it answers.
+//
+// During each round --storm-messages messages are posted, and an API
+// prober times GET /users/@me. A round reports how long until every
+// client had Ready or Resumed, how many resumed, the server's CPU, the
+// prober's latency, and the messages lost: a resumed client must have
+// every message posted after the drop (live or replayed); a client
+// answered with a full Ready must have every message posted after its
+// Ready, and the ones before must be in the channel's history, which a
+// client reads after a full Ready.
+//
+// A resume across a restart needs the stream to outlive the process and
+// its holder to answer the takeover; the holder was the killed process,
+// so the gateway answers a full Ready after its 2 s wait (streams in
+// Redis, --shared-url) or at once (streams in the process, the default).
+func storm(ctx context.Context, o options, out io.Writer) error {
+	dir, err := os.MkdirTemp("", "ermine-storm-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	env := o.nodeEnv()
+	streams := "in the process (embedded default)"
+	if o.sharedURL != "" {
+		streams = "in Redis (--shared-url)"
+	}
+	fmt.Fprintf(out, "ermine-fanout --storm: %d resumable connections to one node, streams %s\n", o.conns, streams)
+	start := time.Now()
+	w, err := seed(ctx, dir, env, o.conns, o.visible)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "seeded %d users in %s\n", o.conns, since(start))
+	srv, err := startServer(ctx, targetErmine, o.ermine, "", dir, env, o.pin)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := srv.Stop(); err != nil {
+			fmt.Fprintln(out, "server stop:", err)
+		}
+	}()
+	rec := newRecorder(o.conns, max(2*o.stormMessages, 1), 0)
+	start = time.Now()
+	clients, err := connectAll(ctx, []string{srv.Addr}, w, rec, o.dialers, "1")
+	defer func() { closeAll(clients) }()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "connected %d in %s\n", len(clients), since(start))
+	send := newSender([]string{srv.Addr}, w, o.content)
+	lost := 0
+
+	// Round 1: every socket drops at once; the node stays up.
+	r, err := stormRound(ctx, o, srv.Addr, w, rec, clients, send, 0, func() (cluster, bool, error) {
+		drop(clients)
+		return cluster{srv}, false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop round: %w", err)
+	}
+	r.report(out, "drop (node stays up), reconnect with resume", len(clients))
+	lost += r.lost
+
+	// Round 2: the node is killed and started again.
+	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, o.stormMessages, func() (cluster, bool, error) {
+		if err := srv.Kill(); err != nil {
+			return nil, false, err
+		}
+		drop(clients)
+		restarted, err := startServer(ctx, targetErmine, o.ermine, srv.Addr, dir, env, o.pin)
+		if err != nil {
+			return nil, false, err
+		}
+		srv = restarted
+		return cluster{srv}, true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("restart round: %w", err)
+	}
+	r.report(out, "restart (kill, start on the same port and data), reconnect with resume", len(clients))
+	lost += r.lost
+	if lost > 0 {
+		return fmt.Errorf("%d messages lost", lost)
+	}
+	return ctx.Err()
+}
+
+// stormResult is what a round measured.
+type stormResult struct {
+	back              time.Duration // until every client had Ready or Resumed
+	resumed, full     int
+	cpu               time.Duration // the node's CPU during the round (the restarted one's since its start)
+	sent, failed      int
+	live, history     int // (client, message) pairs: received; posted before a full Ready and in history
+	lost              int
+	probe             []time.Duration
+	probeErrors       int
+	historyErr, first error
+}
+
+func (r *stormResult) report(out io.Writer, title string, conns int) {
+	fmt.Fprintf(out, "%s:\n", title)
+	fmt.Fprintf(out, "  all %d back in %s: %d resumed, %d full Ready; server CPU %s (%.0f µs per reconnect)\n",
+		conns, r.back.Round(time.Millisecond), r.resumed, r.full, r.cpu.Round(10*time.Millisecond),
+		float64(r.cpu.Microseconds())/float64(conns))
+	fmt.Fprintf(out, "  messages posted during the storm %d (failed %d): received %d, in history before a full Ready %d, lost %d\n",
+		r.sent, r.failed, r.live, r.history, r.lost)
+	if r.first != nil {
+		fmt.Fprintf(out, "  first send error: %v\n", r.first)
+	}
+	if r.historyErr != nil {
+		fmt.Fprintf(out, "  history: %v\n", r.historyErr)
+	}
+	fmt.Fprintf(out, "  API GET /users/@me during the storm: %s; errors %d\n", testbed.Describe(r.probe), r.probeErrors)
+}
+
+// stormRound runs one round: cut ends the clients' connections (and
+// returns the node serving afterwards, and whether it is a new process
+// whose CPU all counts); then every client reconnects
+// with resume while messages [first, first+--storm-messages) are
+// posted and the prober runs.
+func stormRound(ctx context.Context, o options, addr string, w *world, rec *recorder, clients []*client, send *sender,
+	first int, cut func() (cluster, bool, error)) (*stormResult, error) {
+	r := &stormResult{}
+	ctx, cancel := context.WithTimeout(ctx, o.stormTimeout)
+	defer cancel()
+	deadline := time.Now().Add(o.stormTimeout)
+	stopProbe := make(chan struct{})
+	var probeWG sync.WaitGroup
+	probeWG.Add(1)
+	go func() {
+		defer probeWG.Done()
+		r.probe, r.probeErrors = probe(ctx, addr, w.users[0].Token, stopProbe)
+	}()
+	start := time.Now()
+	n := o.stormMessages
+	postStart := make([]time.Time, n)
+	ok := make([]bool, n)
+	var sendWG sync.WaitGroup
+	sendWG.Add(1)
+	go func() {
+		defer sendWG.Done()
+		for i := range n {
+			postStart[i] = time.Now()
+			for ctx.Err() == nil {
+				err := send.send(ctx, first+i)
+				if err == nil {
+					ok[i] = true
+					break
+				}
+				if r.first == nil {
+					r.first = err
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	var user0, sys0 time.Duration
+	servers, fresh, err := cut()
+	if err == nil {
+		if !fresh {
+			user0, sys0, _ = servers.cpu()
+		}
+		// The clients retry until the node answers.
+		err = redial(ctx, addr, w, rec, clients, o.stormDialers, "", deadline)
+	}
+	r.back = time.Since(start)
+	sendWG.Wait()
+	close(stopProbe)
+	probeWG.Wait()
+	if err != nil {
+		return r, err
+	}
+	if u, s, err := servers.cpu(); err == nil {
+		r.cpu = u + s - user0 - sys0
+	}
+	for i := range n {
+		if ok[i] {
+			r.sent++
+		} else {
+			r.failed++
+		}
+	}
+	// Deliveries: every client that should have a message live.
+	inHistory, herr := history(ctx, addr, w)
+	r.historyErr = herr
+	// The last deliveries and replays: until no frame came for half a
+	// second, at most 10 s.
+	waitQuiet(ctx, rec, 500*time.Millisecond, 10*time.Second)
+	// (The readers have gone quiet: what they set in seen is read here.)
+	for _, c := range clients {
+		if c.resumed {
+			r.resumed++
+		} else {
+			r.full++
+		}
+		for i := range n {
+			if !ok[i] {
+				continue
+			}
+			seq := first + i
+			switch {
+			case c.seen[seq/64]&(1<<(seq%64)) != 0:
+				r.live++
+			case !c.resumed && postStart[i].Before(c.readyAt) && inHistory[seq]:
+				r.history++
+			default:
+				r.lost++
+			}
+		}
+	}
+	return r, nil
+}
+
+// probe times GET /users/@me every 10 ms until stop, returning the
+// latencies of the answers and the number of failures.
+func probe(ctx context.Context, addr, token string, stop <-chan struct{}) ([]time.Duration, int) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var lat []time.Duration
+	failed := 0
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for len(lat)+failed < 100_000 {
+		select {
+		case <-stop:
+			return lat, failed
+		case <-ctx.Done():
+			return lat, failed
+		case <-tick.C:
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/users/@me", nil)
+		if err != nil {
+			return lat, failed + 1
+		}
+		req.Header.Set("X-Session-Token", token)
+		t := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			failed++
+			continue
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			failed++
+			continue
+		}
+		lat = append(lat, time.Since(t))
+	}
+	return lat, failed
+}
+
+// history reads the channel's last 100 messages and returns the
+// sequence numbers of the fan-out messages among them.
+func history(ctx context.Context, addr string, w *world) (map[int]bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/channels/"+string(w.channel)+"/messages?limit=100", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("X-Session-Token", w.users[0].Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET messages: %s %s", res.Status, b)
+	}
+	return contentSeqs(b), nil
+}
+
+// contentSeqs finds the sequence numbers of the fan-out messages'
+// contents in b.
+func contentSeqs(b []byte) map[int]bool {
+	seqs := map[int]bool{}
+	const key = "fanout seq="
+	for {
+		i := bytes.Index(b, []byte(key))
+		if i < 0 {
+			return seqs
+		}
+		b = b[i+len(key):]
+		j := 0
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(string(b[:j])); err == nil {
+			seqs[n] = true
+		}
+	}
+}
