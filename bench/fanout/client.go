@@ -236,7 +236,7 @@ func (c *client) handshake(addr, token string) error {
 			if c.resume != "" {
 				id, ok := resumeID(p)
 				if !ok {
-					return errors.New("Ready without resume_id")
+					return errors.New("no resume_id in the Ready")
 				}
 				c.resumeID = id
 				c.seq.Store(0)
