@@ -89,23 +89,28 @@ func (h *hub) add(c *conn, topics ...string) error {
 		h.mu.Unlock()
 		return nil
 	}
-	// New topics are appended and the list sorted once: inserting each
+	// The new topics are gathered, sorted (unless given in order, as a
+	// resume gives them) and merged with the sorted list: inserting each
 	// in place costs a copy of the list per topic, quadratic for a user
-	// following thousands of channels.
-	n := len(c.topics)
-	c.topics = slices.Grow(c.topics, len(topics)) // one allocation for the set
+	// following thousands of channels, and sorting the whole list again
+	// costs more than the merge.
+	var added []string
 	for _, t := range topics {
-		if _, ok := slices.BinarySearch(c.topics[:n], t); ok {
+		if _, ok := slices.BinarySearch(c.topics, t); ok {
 			continue
 		}
-		c.topics = append(c.topics, t)
+		if added == nil {
+			added = make([]string, 0, len(topics))
+		}
+		added = append(added, t)
 	}
-	if len(c.topics) == n {
+	if len(added) == 0 {
 		h.mu.Unlock()
 		return nil
 	}
-	added := c.topics[n:]
-	slices.Sort(added)
+	if !slices.IsSorted(added) {
+		slices.Sort(added)
+	}
 	added = slices.Compact(added)
 	for _, t := range added {
 		set := h.topics[t]
@@ -116,14 +121,30 @@ func (h *hub) add(c *conn, topics ...string) error {
 		}
 		set.add(c)
 	}
-	c.topics = c.topics[:n+len(added)]
-	slices.Sort(c.topics)
-	c.topics = slices.Clip(c.topics)
+	c.topics = mergeSorted(c.topics, added)
 	h.mu.Unlock()
 	if len(fresh) == 0 {
 		return nil
 	}
 	return h.sub.Add(fresh...)
+}
+
+// mergeSorted returns the sorted lists a and b merged into one sorted
+// list (a string in both is there twice), a new one unless a is empty.
+func mergeSorted(a, b []string) []string {
+	if len(a) == 0 {
+		return slices.Clip(b)
+	}
+	out := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // remove makes c stop following topics.

@@ -668,18 +668,25 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	c.servers, c.channels, c.users = servers, channels, users
 	c.sections = nil
 	c.mu.Unlock()
-	topics := make([]string, 0, len(users.entries)+2*len(servers.entries)+len(channels.entries))
+	// The three lists are sorted by id, as topics are: merged, they
+	// need no sort in hub.add (a bot's member topics are added unsorted).
+	userTopics := make([]string, 0, len(users.entries))
 	for _, e := range users.entries {
-		topics = append(topics, event.Of(e.id))
+		userTopics = append(userTopics, event.Of(e.id))
 	}
+	serverTopics := make([]string, 0, len(servers.entries))
 	for _, e := range servers.entries {
-		topics = append(topics, event.Of(e.id))
-		if caller.IsBot() {
+		serverTopics = append(serverTopics, event.Of(e.id))
+	}
+	channelTopics := make([]string, 0, len(channels.entries))
+	for _, e := range channels.entries {
+		channelTopics = append(channelTopics, event.Of(e.id))
+	}
+	topics := mergeSorted(mergeSorted(userTopics, serverTopics), channelTopics)
+	if caller.IsBot() {
+		for _, e := range servers.entries {
 			topics = append(topics, event.Members(e.id))
 		}
-	}
-	for _, e := range channels.entries {
-		topics = append(topics, event.Of(e.id))
 	}
 	if err := g.hub.add(c, topics...); err != nil {
 		return undo()
