@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
-	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,8 +98,8 @@ type resumeState struct {
 	start    int // ring[start:] are kept
 	bytes    int // data bytes in ring[start:]
 	stored   uint64
-	prepared uint64 // scope hash at the last prepare
-	own      string // nonce of the takeover that gave the connection its stream
+	prepared *scopeCopy // the scope at the last prepare
+	own      string     // nonce of the takeover that gave the connection its stream
 	// Once held: when, and what went into the stream since.
 	heldFrames, heldBytes int
 
@@ -410,14 +409,22 @@ func (c *conn) takeover(in *incoming) {
 	ctx := c.g.ctx
 	switch p.Step {
 	case "prepare":
-		r.prepared = c.scopeHash()
-		if err := c.g.streams.Prepare(ctx, r.id, p.Nonce, c.scope()); err != nil {
+		r.prepared = c.copyScope()
+		// A new connection on this node gets the scope handed over in
+		// memory; the stream records only that it was prepared.
+		scope := ""
+		if hv := c.g.localHandover(event.Resume(r.id), p.Nonce); hv != nil {
+			hv.give(c.copyScope())
+		} else {
+			scope = c.scope()
+		}
+		if err := c.g.streams.Prepare(ctx, r.id, p.Nonce, scope); err != nil {
 			c.g.log.Warn("events: prepare takeover", "err", err)
 			return
 		}
 		c.ack(p, "prepared")
 	case "seal":
-		intact := c.scopeHash() == r.prepared
+		intact := r.prepared != nil && c.scopeEquals(r.prepared)
 		frames := r.take()
 		if err := c.g.streams.Seal(ctx, r.id, p.Nonce, frames, r.seq, intact); err != nil {
 			c.g.log.Warn("events: seal takeover", "err", err)
@@ -440,34 +447,13 @@ func (c *conn) ack(p takeover, step string) {
 	}
 }
 
-// scopeSeed hashes scopes to compare them.
-var scopeSeed = maphash.MakeSeed()
-
-// scopeHash hashes what scope renders, without rendering it.
-func (c *conn) scopeHash() uint64 {
-	var h maphash.Hash
-	h.SetSeed(scopeSeed)
+// scopeEquals reports whether what routing knows of the user is sc.
+func (c *conn) scopeEquals(sc *scopeCopy) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	for _, e := range c.servers.entries {
-		h.WriteString(string(e.id))
-		for _, role := range e.v {
-			h.WriteByte(',')
-			h.WriteString(string(role))
-		}
-		h.WriteByte('\n')
-	}
-	h.WriteByte(0)
-	for _, e := range c.channels.entries {
-		h.WriteString(string(e.id))
-		h.WriteByte('\t')
-		h.WriteString(string(e.v))
-	}
-	h.WriteByte(0)
-	for _, e := range c.users.entries {
-		h.WriteString(string(e.id))
-	}
-	return h.Sum64()
+	return slices.EqualFunc(c.servers.entries, sc.servers.entries, func(a, b idEntry[[]chat.ID]) bool {
+		return a.id == b.id && slices.Equal(a.v, b.v)
+	}) && slices.Equal(c.channels.entries, sc.channels.entries) && slices.Equal(c.users.entries, sc.users.entries)
 }
 
 // scope renders what routing knows of the user: one line per server
@@ -503,6 +489,32 @@ func (c *conn) scope() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// scopeCopy is what routing knows of a user, as scope renders it.
+type scopeCopy struct {
+	servers  idMap[[]chat.ID]
+	channels idMap[chat.ID]
+	users    idMap[struct{}]
+}
+
+// copyScope copies what scope renders, without rendering it.
+func (c *conn) copyScope() *scopeCopy {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	sc := &scopeCopy{
+		servers:  idMap[[]chat.ID]{slices.Clone(c.servers.entries)},
+		channels: idMap[chat.ID]{slices.Clone(c.channels.entries)},
+		users:    idMap[struct{}]{slices.Clone(c.users.entries)},
+	}
+	for i, e := range sc.servers.entries {
+		if len(e.v) == 0 {
+			sc.servers.entries[i].v = nil // as parseScope reads no roles
+		} else {
+			sc.servers.entries[i].v = slices.Clone(e.v)
+		}
+	}
+	return sc
 }
 
 // parseScope reads what scope wrote back into the three maps, sorted as
@@ -555,6 +567,34 @@ func (g *Gateway) publishTakeover(id, step, nonce string, user chat.ID) error {
 type handover struct {
 	nonce string
 	acks  chan string
+
+	mu    sync.Mutex
+	scope *scopeCopy // given by a holder on this node
+}
+
+// give hands the holder's scope over in memory.
+func (hv *handover) give(sc *scopeCopy) {
+	hv.mu.Lock()
+	hv.scope = sc
+	hv.mu.Unlock()
+}
+
+// given returns the scope a holder on this node gave, or nil.
+func (hv *handover) given() *scopeCopy {
+	hv.mu.Lock()
+	defer hv.mu.Unlock()
+	return hv.scope
+}
+
+// localHandover returns the takeover nonce of topic under way on this
+// node, or nil.
+func (g *Gateway) localHandover(topic, nonce string) *handover {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if hv := g.handovers[topic]; hv != nil && hv.nonce == nonce {
+		return hv
+	}
+	return nil
 }
 
 // noteTakeover passes a holder's answer on a resume topic to the
@@ -659,8 +699,12 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Prepared != nonce {
 		return undo()
 	}
-	servers, channels, users, ok := parseScope(h.Scope)
-	if !ok {
+	var servers idMap[[]chat.ID]
+	var channels idMap[chat.ID]
+	var users idMap[struct{}]
+	if sc := hv.given(); sc != nil {
+		servers, channels, users = sc.servers, sc.channels, sc.users
+	} else if servers, channels, users, ok = parseScope(h.Scope); !ok {
 		return undo()
 	}
 	c.caller = caller
