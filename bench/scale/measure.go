@@ -133,7 +133,7 @@ type searchWorld struct {
 	big, small chat.ID
 	server     chat.ID
 	author     chat.ID
-	token      string    // the author's session, for history over HTTP
+	token      string // the author's session, for history over HTTP
 	inserted   int
 	ids        []chat.ID // the big channel's messages, for history pages
 }

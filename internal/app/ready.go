@@ -98,10 +98,8 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 
 	// Servers and the channels the caller may view in them, computed
 	// whatever was asked for since subscriptions follow them.
-	serverIDs := make([]chat.ID, 0, len(members))
 	memberOf := make(map[chat.ID]*chat.Member, len(members))
 	for _, m := range members {
-		serverIDs = append(serverIDs, m.ID.Server)
 		memberOf[m.ID.Server] = m
 	}
 	servers, lists := facts.Servers, facts.Channels
