@@ -27,7 +27,7 @@ const defaultStormConns = 10000
 //     it answers.
 //
 // During each round --storm-messages messages are posted, and an API
-// prober times GET /users/@me. A round reports how long until every
+// prober starts a GET /users/@me every 10 ms and times it. A round reports how long until every
 // client had Ready or Resumed, how many resumed, the server's CPU, the
 // prober's latency, and the messages lost: a resumed client must have
 // every message posted after the drop (live or replayed); a client
@@ -240,41 +240,62 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 	return r, nil
 }
 
-// probe times GET /users/@me every 10 ms until stop, returning the
-// latencies of the answers and the number of failures.
+// probe starts GET /users/@me every 10 ms until stop, whether or not
+// earlier ones answered (open loop, at most 64 in flight: a tick with as
+// many under way counts as a failure), and returns the latencies of the
+// answers and the number of failures.
 func probe(ctx context.Context, addr, token string, stop <-chan struct{}) ([]time.Duration, int) {
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	var mu sync.Mutex
 	var lat []time.Duration
 	failed := 0
+	var wg sync.WaitGroup
+	inFlight := make(chan struct{}, 64)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for len(lat)+failed < 100_000 {
+	one := func() {
+		defer wg.Done()
+		defer func() { <-inFlight }()
+		t := time.Now()
+		ok := false
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/users/@me", nil)
+		if err == nil {
+			req.Header.Set("X-Session-Token", token)
+			var res *http.Response
+			if res, err = client.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				ok = res.StatusCode == http.StatusOK
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ok {
+			lat = append(lat, time.Since(t))
+		} else {
+			failed++
+		}
+	}
+	for started := 0; started < 100_000; started++ {
 		select {
 		case <-stop:
-			return lat, failed
 		case <-ctx.Done():
-			return lat, failed
 		case <-tick.C:
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/users/@me", nil)
-		if err != nil {
-			return lat, failed + 1
-		}
-		req.Header.Set("X-Session-Token", token)
-		t := time.Now()
-		res, err := client.Do(req)
-		if err != nil {
-			failed++
+			select {
+			case inFlight <- struct{}{}:
+				wg.Add(1)
+				go one()
+			default:
+				mu.Lock()
+				failed++
+				mu.Unlock()
+			}
 			continue
 		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			failed++
-			continue
-		}
-		lat = append(lat, time.Since(t))
+		break
 	}
+	wg.Wait()
 	return lat, failed
 }
 
