@@ -339,6 +339,15 @@ func TestResumeRefused(t *testing.T) {
 		fullReady(t, h.reconnect(t, bobToken, "msgpack", id, 0), id)
 	})
 	t.Run("other user", func(t *testing.T) {
+		// Bob's connections of the cases above, closed as they ended, are
+		// gone: this one brings him online (the UserUpdate read below).
+		deadline := time.Now().Add(wait)
+		for h.gw.Stats().Connections > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("earlier connections still open: %+v", h.gw.Stats())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		cl, id, _ := h.resumable(t, bobToken, "json")
 		cl.numbered("UserUpdate")
 		h.drop(t, cl)
