@@ -8,8 +8,8 @@
 // web_test.go starts Ermine without rate limits (ERMINE_URL); the people
 // and their server are set up through the API, as other clients would.
 
-import { apiAt, click, control, fill, launch, reportFailure, seen, select, upload } from "./lib.mjs";
-import { createHmac, randomBytes } from "node:crypto";
+import { apiAt, click, control, fill, launch, reportFailure, seen, select, totp, upload } from "./lib.mjs";
+import { randomBytes } from "node:crypto";
 import { deflateSync } from "node:zlib";
 
 const BASE = process.env.ERMINE_URL;
@@ -20,19 +20,6 @@ const run = Date.now().toString(36).slice(-5);
 const password = "a long enough password 1";
 const api = apiAt(BASE);
 const step = (name) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${name}`);
-
-/** The TOTP code (RFC 6238: SHA-1, 6 digits, 30 s) of a base32 secret at a time. */
-function totp(secret, at = Date.now()) {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const ch of secret.replace(/=+$/, "").toUpperCase()) bits += alphabet.indexOf(ch).toString(2).padStart(5, "0");
-  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const o = mac[mac.length - 1] & 0xf;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
 
 /** A small grey PNG (w×h), made here. */
 function png(w, h) {
@@ -289,18 +276,24 @@ try {
   await seen(control(control(a, "dialog", "Your status"), "radio", /^Invisible/), "the presence choices at phone width");
   await a.setViewportSize({ width: 1280, height: 800 });
 
-  step("bob changes his email and turns two-factor authentication off");
+  step("bob, with two-factor on, changes his email (a code first) and turns two-factor authentication off");
+  const ticket = await api("PUT", "/auth/mfa/ticket", { password }, bob.token);
+  const { secret } = await api("POST", "/auth/mfa/totp", {}, bob.token, { "x-mfa-ticket": ticket.token });
+  // Codes are accepted once each and only for increasing steps: the
+  // previous step's code turns it on, the current one changes the email,
+  // the next one turns it off.
+  await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret, Date.now() - 30_000) }, bob.token);
   await as(bob, "/app/settings/security");
+  await control(a, "button", "Turn off two-factor authentication").waitFor();
   const newEmail = `bob2_${run}@ermine.test`;
   await fill(a, "New email", newEmail);
   await fill(a, "Password for the email change", password, "password");
   await click(a, "button", "Change email");
+  const emailDialog = control(a, "dialog", "Confirm it is you");
+  await fill(emailDialog, "Code", totp(secret));
+  await click(emailDialog, "button", "Confirm");
   await a.getByText("Email changed").waitFor();
   await until("bob's account email", () => api("GET", "/auth/account/", undefined, bob.token), (acc) => acc.email === newEmail);
-  const ticket = await api("PUT", "/auth/mfa/ticket", { password }, bob.token);
-  const { secret } = await api("POST", "/auth/mfa/totp", {}, bob.token, { "x-mfa-ticket": ticket.token });
-  await api("PUT", "/auth/mfa/totp", { totp_code: totp(secret) }, bob.token);
-  await a.reload();
   await click(a, "button", "Turn off two-factor authentication");
   const confirmDialog = control(a, "dialog", "Confirm it is you");
   await fill(confirmDialog, "Code", totp(secret, Date.now() + 30_000));

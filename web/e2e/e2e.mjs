@@ -5,10 +5,9 @@
 // (default e2e/screenshots); README_SHOT, when set, is where the
 // screenshot for the README is written.
 
-import { apiAt, check, click, control, fill, hover, launch, press, reportFailure, seen, select, upload } from "./lib.mjs";
+import { apiAt, check, click, control, fill, hover, launch, press, reportFailure, seen, select, totp, upload } from "./lib.mjs";
 import { readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
-import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -70,19 +69,6 @@ function png(w, h) {
 }
 
 const api = apiAt(BASE);
-
-/** The TOTP code (RFC 6238: SHA-1, 6 digits, 30 s) of a base32 secret at a time. */
-function totp(secret, at = Date.now()) {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const ch of secret.replace(/=+$/, "").toUpperCase()) bits += alphabet.indexOf(ch).toString(2).padStart(5, "0");
-  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const o = mac[mac.length - 1] & 0xf;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
 
 async function newPage(browser, name) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -2,6 +2,7 @@
 // API as a client library calls it.
 
 import { chromium } from "playwright-core";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 
@@ -183,4 +184,17 @@ export async function hover(locator) {
   await locator.scrollIntoViewIfNeeded();
   await locator.hover();
   return locator;
+}
+
+/** The TOTP code (RFC 6238: SHA-1, 6 digits, 30 s) of a base32 secret at a time. */
+export function totp(secret, at = Date.now()) {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = "";
+  for (const ch of secret.replace(/=+$/, "").toUpperCase()) bits += alphabet.indexOf(ch).toString(2).padStart(5, "0");
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const o = mac[mac.length - 1] & 0xf;
+  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, "0");
 }

@@ -3,6 +3,7 @@
 import { createResource, createSignal, For, Show } from "solid-js";
 import type { AppState } from "../app/state";
 import { guard } from "../lib/errors";
+import { Confirm, type Pending } from "./Security";
 import { avatar } from "../ui/media";
 import { FilePicker } from "../ui/FilePicker";
 
@@ -61,9 +62,15 @@ export function Profile(props: { state: AppState }) {
 export function Sessions(props: { state: AppState }) {
   const client = () => props.state.client!;
   const [sessions, { refetch }] = createResource(() => props.state.rest.sessions());
-  const end = (id: string) => guard(props.state, async () => (await props.state.rest.revokeSession(id), refetch()));
+  const [mfa] = createResource(() => props.state.rest.mfaStatus());
+  const [pending, setPending] = createSignal<Pending>();
+  const revoke = async (id: string, ticket?: string) => (await props.state.rest.revokeSession(id, ticket), refetch());
+  // With two-factor on, ending a session needs a code first (an MFA ticket).
+  const end = (id: string) =>
+    guard(props.state, () => (mfa()?.totp_mfa ? setPending({ label: "log that session out", run: (t) => revoke(id, t) }) : revoke(id)));
   return (
     <div class="card wide">
+      <Show when={pending()}>{(p) => <Confirm state={props.state} pending={p()} totp onDone={() => setPending(undefined)} />}</Show>
       <h2>Sessions</h2>
       <ul class="people">
         <For each={sessions() ?? []}>

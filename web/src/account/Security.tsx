@@ -10,7 +10,7 @@ import type { AppState } from "../app/state";
 import type { MFAResponse } from "../lib/api";
 import { guard } from "../lib/errors";
 
-interface Pending {
+export interface Pending {
   label: string;
   run: (ticket: string) => Promise<unknown>;
 }
@@ -32,7 +32,7 @@ export function Security(props: { state: AppState; onLogout: () => void }) {
 
       <h2>Email</h2>
       <p class="muted">Your address: {account()?.email ?? "…"}</p>
-      <ChangeEmail state={props.state} />
+      <ChangeEmail state={props.state} totp={!!mfa()?.totp_mfa} withTicket={withTicket} />
 
       <h2>Password</h2>
       <ChangePassword state={props.state} />
@@ -116,7 +116,7 @@ export function Security(props: { state: AppState; onLogout: () => void }) {
 }
 
 /** The MFA ticket form: the password, or an authenticator or recovery code when two-factor is on. */
-function Confirm(props: { state: AppState; pending: Pending; totp: boolean; onDone: () => void }) {
+export function Confirm(props: { state: AppState; pending: Pending; totp: boolean; onDone: () => void }) {
   const [value, setValue] = createSignal("");
   const submit = guard(props.state, async () => {
     const v = value().trim();
@@ -176,18 +176,18 @@ function TotpSetup(props: { state: AppState; secret: string; account: string; on
   );
 }
 
-function ChangeEmail(props: { state: AppState }) {
+function ChangeEmail(props: { state: AppState; totp: boolean; withTicket: (label: string, run: (ticket: string) => Promise<unknown>) => void }) {
   const [email, setEmail] = createSignal("");
   const [password, setPassword] = createSignal("");
-  const save = guard(
-    props.state,
-    async () => {
-      await props.state.rest.changeEmail(email().trim(), password());
-      setEmail("");
-      setPassword("");
-    },
-    props.state.config?.features.email ? "Check your new address for a confirmation link" : "Email changed",
-  );
+  const done = () => (props.state.config?.features.email ? "Check your new address for a confirmation link" : "Email changed");
+  const change = async (ticket?: string) => {
+    await props.state.rest.changeEmail(email().trim(), password(), ticket);
+    setEmail("");
+    setPassword("");
+    props.state.notify(done());
+  };
+  // With two-factor on the server also asks for a code (an MFA ticket).
+  const save = guard(props.state, () => (props.totp ? props.withTicket("change your email", change) : change()));
   return (
     <form class="inline-form" onSubmit={save} aria-label="Change email">
       <label>

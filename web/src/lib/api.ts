@@ -329,7 +329,9 @@ export class Rest {
   // --- account security
   account = () => this.req<{ _id: string; email: string }>("GET", "/auth/account/");
   changePassword = (password: string, current_password: string) => this.req<void>("PATCH", "/auth/account/change/password", { password, current_password });
-  changeEmail = (email: string, current_password: string) => this.req<void>("PATCH", "/auth/account/change/email", { email, current_password });
+  /** With two-factor on, the server also wants a validated MFA ticket. */
+  changeEmail = (email: string, current_password: string, ticket?: string) =>
+    this.req<void>("PATCH", "/auth/account/change/email", { email, current_password }, ticket ? { "x-mfa-ticket": ticket } : {});
   changeUsername = (username: string, password: string) => this.req<WireUser>("PATCH", "/users/@me/username", { username, password });
   mfaStatus = () => this.req<MFAStatus>("GET", "/auth/mfa/");
   mfaMethods = () => this.req<string[]>("GET", "/auth/mfa/methods");
@@ -342,7 +344,8 @@ export class Rest {
   disableAccount = (ticket: string) => this.req<void>("POST", "/auth/account/disable", {}, { "x-mfa-ticket": ticket });
   deleteAccount = (ticket: string) => this.req<void>("POST", "/auth/account/delete", {}, { "x-mfa-ticket": ticket });
   sessions = () => this.req<SessionInfo[]>("GET", "/auth/session/all");
-  revokeSession = (id: string) => this.req<void>("DELETE", `/auth/session/${enc(id)}`, {});
+  /** With two-factor on, the server also wants a validated MFA ticket. */
+  revokeSession = (id: string, ticket?: string) => this.req<void>("DELETE", `/auth/session/${enc(id)}`, {}, ticket ? { "x-mfa-ticket": ticket } : {});
   revokeOtherSessions = () => this.req<void>("DELETE", "/auth/session/all?revoke_self=false", {});
 
   // --- users and relationships
