@@ -29,7 +29,9 @@ build() {
     go mod init ermine-compare-centrifugo >/dev/null 2>&1
     GOFLAGS=-mod=mod go get "github.com/centrifugal/centrifugo/${major}@${version}" >/dev/null 2>&1 ||
       { echo "go get github.com/centrifugal/centrifugo/${major}@${version} failed" >&2; exit 1; }
-    CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -o "$bin.tmp" "github.com/centrifugal/centrifugo/${major}"
+    CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath \
+      -ldflags "-X github.com/centrifugal/centrifugo/${major}/internal/build.Version=${version#v}" \
+      -o "$bin.tmp" "github.com/centrifugal/centrifugo/${major}"
   ); then
     rm -rf "$tmp"
     touch "${dir}/failed"

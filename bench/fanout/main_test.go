@@ -267,3 +267,26 @@ func TestStormRun(t *testing.T) {
 		}
 	}
 }
+
+// An unstamped Centrifugo build says v0.0.0: its version comes from the
+// directory scripts/centrifugo.sh built it into, so a v5 gets v5's
+// configuration.
+func TestCentrifugoVersionUnstamped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "centrifugo-v5.4.9")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "centrifugo")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'Centrifugo v0.0.0 (Go version: go1.26.8)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := centrifugoVersion(bin); err != nil || v != "v5.4.9" {
+		t.Fatalf("version %q, %v; want v5.4.9", v, err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'Centrifugo v6.9.1 (Go version: go1.26.8)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := centrifugoVersion(bin); err != nil || v != "v6.9.1" {
+		t.Fatalf("version %q, %v; want v6.9.1", v, err)
+	}
+}

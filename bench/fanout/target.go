@@ -86,7 +86,10 @@ func command(kind target, bin, addr, dir string) (testbed.Command, error) {
 	return testbed.Command{Path: bin, Args: []string{"--listen", addr, "--data", dir}}, nil
 }
 
-// centrifugoVersion asks a Centrifugo binary its version ("v6.9.1").
+// centrifugoVersion asks a Centrifugo binary its version ("v6.9.1"). A
+// build from the Go module without release flags says v0.0.0; then the
+// version is read from the directory scripts/centrifugo.sh builds into
+// (centrifugo-v6.9.1/centrifugo).
 func centrifugoVersion(bin string) (string, error) {
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
@@ -94,6 +97,11 @@ func centrifugoVersion(bin string) (string, error) {
 	}
 	for _, f := range strings.Fields(string(out)) {
 		if len(f) > 1 && f[0] == 'v' && f[1] >= '0' && f[1] <= '9' {
+			if f == "v0.0.0" {
+				if v, ok := strings.CutPrefix(filepath.Base(filepath.Dir(bin)), "centrifugo-"); ok && strings.HasPrefix(v, "v") {
+					return v, nil
+				}
+			}
 			return f, nil
 		}
 	}
