@@ -30,7 +30,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -90,26 +89,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := testbed.ProfileCPU(o.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	n, err := testbed.StartNode(ctx, "ermine_load", o.database)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := n.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "ermine-load: stop:", err)
-		}
-	}()
+	defer n.StopReporting("ermine-load")
 	fmt.Fprintf(out, "node: %s, store %s, GOMAXPROCS %d\n", n.URL, n.StoreName, gomaxprocs())
 	return sendLoad(ctx, n, o, out)
 }

@@ -37,7 +37,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 
 	"ermine/internal/testbed"
 )
@@ -121,26 +120,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.cpuprofile != "" {
-		f, err := os.Create(o.cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := testbed.ProfileCPU(o.cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	n, err := testbed.StartNode(ctx, "ermine_scale", o.database)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := n.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "ermine-scale: stop:", err)
-		}
-	}()
+	defer n.StopReporting("ermine-scale")
 	fmt.Fprintf(out, "store %s, %d repetitions\n\n", n.StoreName, o.reps)
 	w := &growth{node: n, seed: &testbed.Seeder{Store: n.Store, Name: "member"}}
 	fmt.Fprintf(out, "%-14s %-22s %14s %14s\n", "measure", "size", "CPU/op", "bytes")

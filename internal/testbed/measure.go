@@ -3,10 +3,32 @@ package testbed
 import (
 	"fmt"
 	"math"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
 )
+
+// ProfileCPU writes a CPU profile of this process to path until the
+// returned stop is called; with no path it profiles nothing.
+func ProfileCPU(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
 
 // CPUTime is the user and system CPU time this process has used so far
 // (getrusage): around a piece of work, what it cost whatever else the

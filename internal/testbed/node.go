@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -63,6 +64,14 @@ func (n *Node) Stop() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return errors.Join(n.Shutdown(ctx), n.close())
+}
+
+// StopReporting stops the node as Stop does and says on stderr what
+// failed, for a tool's deferred clean-up.
+func (n *Node) StopReporting(tool string) {
+	if err := n.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: stop: %v\n", tool, err)
+	}
 }
 
 // close removes what StartNode made, newest first.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,4 +247,26 @@ func queryRow(t *testing.T, dsn, sql string, args ...any) pgx.Row {
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c.QueryRow(ctx, sql, args...)
+}
+
+// ProfileCPU with no path profiles nothing; with one it leaves a profile
+// there once stopped.
+func TestProfileCPU(t *testing.T) {
+	stop, err := testbed.ProfileCPU("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	stop, err = testbed.ProfileCPU(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("profile at %s: %v, %v", path, fi, err)
+	}
+	if _, err := testbed.ProfileCPU(filepath.Join(t.TempDir(), "missing", "cpu.prof")); err == nil {
+		t.Fatal("a profile in a missing directory was not refused")
+	}
 }
