@@ -8,9 +8,8 @@
 // web_test.go starts Ermine without rate limits (ERMINE_URL); the people
 // and their server are set up through the API, as other clients would.
 
-import { apiAt, click, control, fill, launch, reportFailure, seen, select, totp, upload } from "./lib.mjs";
+import { apiAt, click, control, fill, launch, reportFailure, png, seen, select, totp, upload } from "./lib.mjs";
 import { randomBytes } from "node:crypto";
-import { deflateSync } from "node:zlib";
 
 const BASE = process.env.ERMINE_URL;
 if (!BASE) throw new Error("ERMINE_URL is not set");
@@ -20,36 +19,6 @@ const run = Date.now().toString(36).slice(-5);
 const password = "a long enough password 1";
 const api = apiAt(BASE);
 const step = (name) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${name}`);
-
-/** A small grey PNG (w×h), made here. */
-function png(w, h) {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type, data) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 0; // greyscale
-  const raw = Buffer.alloc((w + 1) * h, 128);
-  for (let y = 0; y < h; y++) raw[y * (w + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
-}
 
 /** An account, logged in and onboarded, through the API. */
 async function person(name) {

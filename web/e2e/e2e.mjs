@@ -5,9 +5,8 @@
 // (default e2e/screenshots); README_SHOT, when set, is where the
 // screenshot for the README is written.
 
-import { apiAt, check, click, control, fill, hover, launch, press, reportFailure, seen, select, totp, upload } from "./lib.mjs";
+import { apiAt, check, click, control, fill, hover, launch, png, press, reportFailure, seen, select, totp, upload } from "./lib.mjs";
 import { readFileSync } from "node:fs";
-import { deflateSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,49 +22,6 @@ const run = Date.now().toString(36).slice(-5);
 
 function step(name) {
   console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${name}`);
-}
-
-/** A PNG of w×h pixels in a colour gradient, made here (no fixture file). */
-function png(w, h) {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type, data) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // RGB
-  const raw = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) {
-    raw[y * (w * 3 + 1)] = 0;
-    for (let x = 0; x < w; x++) {
-      const o = y * (w * 3 + 1) + 1 + x * 3;
-      raw[o] = (x * 255) / w;
-      raw[o + 1] = (y * 255) / h;
-      raw[o + 2] = 160;
-    }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
 }
 
 const api = apiAt(BASE);
