@@ -85,11 +85,11 @@ func (r *recorder) receive(c *client, seq int, now int64) {
 		return
 	}
 	word, bit := seq/64, uint64(1)<<(seq%64)
-	if c.seen[word]&bit != 0 {
+	// Atomic: the storm reads seen while late frames may still come.
+	if atomic.OrUint64(&c.seen[word], bit)&bit != 0 {
 		r.dups.Add(1)
 		return
 	}
-	c.seen[word] |= bit
 	if seq < r.latencyEnd {
 		if i := r.latNext.Add(1) - 1; i < int64(len(r.lat)) {
 			r.lat[i].Store(int32(min((now-r.sentAt[seq].Load())/1000, 1<<31-1)))

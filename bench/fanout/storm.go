@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"ermine/internal/testbed"
@@ -215,7 +216,7 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 	// The last deliveries and replays: until no frame came for half a
 	// second, at most 10 s.
 	waitQuiet(ctx, rec, 500*time.Millisecond, 10*time.Second)
-	// (The readers have gone quiet: what they set in seen is read here.)
+	// (The readers have gone quiet; seen is read atomically all the same.)
 	for _, c := range clients {
 		if c.resumed {
 			r.resumed++
@@ -228,7 +229,7 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 			}
 			seq := first + i
 			switch {
-			case c.seen[seq/64]&(1<<(seq%64)) != 0:
+			case atomic.LoadUint64(&c.seen[seq/64])&(1<<(seq%64)) != 0:
 				r.live++
 			case !c.resumed && postStart[i].Before(c.readyAt) && inHistory[seq]:
 				r.history++
