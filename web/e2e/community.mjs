@@ -78,11 +78,18 @@ a.setDefaultTimeout(20_000);
 a.on("pageerror", (err) => pageErrors.push(err.message));
 a.on("console", (msg) => msg.type() === "error" && console.log(`  [console] ${msg.text()}`));
 
-/** Logs the page in as p (the session the API gave) and opens path. */
+/**
+ * Logs the page in as p (the session the API gave) and opens path. The
+ * client saves the session it starts with when it starts, so the new one
+ * is set once the page's client has started (or found none), then the
+ * page is loaded again.
+ */
 async function as(p, to) {
-  await a.goto(`${BASE}/app/`);
-  await a.evaluate((s) => localStorage.setItem("ermine:session", JSON.stringify(s)), p.session);
   await a.goto(BASE + to);
+  await a.waitForFunction(() => window.state && (window.state.client || !localStorage.getItem("ermine:session")));
+  await a.evaluate((s) => localStorage.setItem("ermine:session", JSON.stringify(s)), p.session);
+  await a.reload();
+  await a.waitForFunction((id) => window.state?.client?.user?.id === id, p.id);
 }
 const categories = () => a.evaluate((sid) => window.state.client.servers.get(sid).categories.map((c) => `${c.title}:${c.channels.join(",")}`).join(" "), serverId);
 const waitOrder = (want) =>
@@ -245,7 +252,10 @@ try {
   await seen(control(control(a, "dialog", "Your status"), "radio", /^Invisible/), "the presence choices at phone width");
   await a.setViewportSize({ width: 1280, height: 800 });
 
-  step("bob, with two-factor on, changes his email (a code first) and turns two-factor authentication off");
+  step("bob, with two-factor on, changes his email and logs another session out (a code first each time), then turns two-factor authentication off");
+  const codesTicket = await api("PUT", "/auth/mfa/ticket", { password }, bob.token);
+  const recovery = await api("PATCH", "/auth/mfa/recovery", {}, bob.token, { "x-mfa-ticket": codesTicket.token });
+  await api("POST", "/auth/session/login", { email: bob.email, password, friendly_name: "bob's phone" });
   const ticket = await api("PUT", "/auth/mfa/ticket", { password }, bob.token);
   const { secret } = await api("POST", "/auth/mfa/totp", {}, bob.token, { "x-mfa-ticket": ticket.token });
   // Codes are accepted once each and only for increasing steps: the
@@ -263,6 +273,15 @@ try {
   await click(emailDialog, "button", "Confirm");
   await a.getByText("Email changed").waitFor();
   await until("bob's account email", () => api("GET", "/auth/account/", undefined, bob.token), (acc) => acc.email === newEmail);
+  // bob's other session is logged out from the list with a recovery code.
+  await as(bob, "/app/settings/sessions");
+  await click(a.locator(".person", { hasText: "bob's phone" }), "button", "Log out");
+  const sessionDialog = control(a, "dialog", "Confirm it is you");
+  await fill(sessionDialog, "Code", recovery[0]);
+  await click(sessionDialog, "button", "Confirm");
+  await a.getByText("Session logged out").waitFor();
+  await until("bob's sessions", () => api("GET", "/auth/session/all", undefined, bob.token), (all) => !all.some((x) => x.name === "bob's phone"));
+  await as(bob, "/app/settings/security");
   await click(a, "button", "Turn off two-factor authentication");
   const confirmDialog = control(a, "dialog", "Confirm it is you");
   await fill(confirmDialog, "Code", totp(secret, Date.now() + 30_000));

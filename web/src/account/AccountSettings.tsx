@@ -64,10 +64,17 @@ export function Sessions(props: { state: AppState }) {
   const [sessions, { refetch }] = createResource(() => props.state.rest.sessions());
   const [mfa] = createResource(() => props.state.rest.mfaStatus());
   const [pending, setPending] = createSignal<Pending>();
-  const revoke = async (id: string, ticket?: string) => (await props.state.rest.revokeSession(id, ticket), refetch());
-  // With two-factor on, ending a session needs a code first (an MFA ticket).
-  const end = (id: string) =>
-    guard(props.state, () => (mfa()?.totp_mfa ? setPending({ label: "log that session out", run: (t) => revoke(id, t) }) : revoke(id)));
+  // One session (id), or every other one (no id).
+  const revoke = async (id: string | undefined, ticket?: string) => {
+    await (id ? props.state.rest.revokeSession(id, ticket) : props.state.rest.revokeOtherSessions(ticket));
+    refetch();
+    props.state.notify(id ? "Session logged out" : "Other sessions logged out");
+  };
+  // With two-factor on, ending sessions needs a code first (an MFA ticket).
+  const end = (id?: string) =>
+    guard(props.state, () =>
+      mfa()?.totp_mfa ? setPending({ label: id ? "log that session out" : "log every other session out", run: (t) => revoke(id, t) }) : revoke(id),
+    );
   return (
     <div class="card wide">
       <Show when={pending()}>{(p) => <Confirm state={props.state} pending={p()} totp onDone={() => setPending(undefined)} />}</Show>
@@ -90,7 +97,7 @@ export function Sessions(props: { state: AppState }) {
           )}
         </For>
       </ul>
-      <button onClick={guard(props.state, async () => (await props.state.rest.revokeOtherSessions(), refetch()), "Other sessions logged out")}>
+      <button onClick={end()}>
         Log out every other session
       </button>
     </div>

@@ -5,6 +5,7 @@
 // two-factor is on), then run with the ticket.
 
 import { createResource, createSignal, For, Show } from "solid-js";
+import { Portal } from "solid-js/web";
 import { encode } from "uqr";
 import type { AppState } from "../app/state";
 import type { MFAResponse } from "../lib/api";
@@ -125,7 +126,10 @@ export function Confirm(props: { state: AppState; pending: Pending; totp: boolea
     await props.pending.run(ticket.token);
     props.onDone();
   });
+  // In the document's body: a settings page scrolls, and a dialog inside
+  // it would be clipped where the page is short.
   return (
+    <Portal>
     <div class="backdrop">
       <form class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-title" onSubmit={submit} onKeyDown={(e) => e.key === "Escape" && props.onDone()}>
         <h2 id="confirm-title">Confirm it is you</h2>
@@ -141,6 +145,7 @@ export function Confirm(props: { state: AppState; pending: Pending; totp: boolea
         </div>
       </form>
     </div>
+    </Portal>
   );
 }
 

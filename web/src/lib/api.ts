@@ -346,7 +346,7 @@ export class Rest {
   sessions = () => this.req<SessionInfo[]>("GET", "/auth/session/all");
   /** With two-factor on, the server also wants a validated MFA ticket. */
   revokeSession = (id: string, ticket?: string) => this.req<void>("DELETE", `/auth/session/${enc(id)}`, {}, ticket ? { "x-mfa-ticket": ticket } : {});
-  revokeOtherSessions = () => this.req<void>("DELETE", "/auth/session/all?revoke_self=false", {});
+  revokeOtherSessions = (ticket?: string) => this.req<void>("DELETE", "/auth/session/all?revoke_self=false", {}, ticket ? { "x-mfa-ticket": ticket } : {});
 
   // --- users and relationships
   editMe = (body: DataEditUser) => this.req<WireUser>("PATCH", "/users/@me", body);
