@@ -104,48 +104,20 @@ func (r *recorder) receive(c *client, seq int, now int64) {
 // With resume "1" each asks for a resumable connection.
 func connectAll(ctx context.Context, addrs []string, w *world, rec *recorder, dialers int, resume string) ([]*client, error) {
 	clients := make([]*client, len(w.users))
-	next := atomic.Int64{}
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for range dialers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(clients) || ctx.Err() != nil {
-					return
-				}
-				mu.Lock()
-				failed := first != nil
-				mu.Unlock()
-				if failed {
-					return
-				}
-				c, err := dialResume(ctx, w.kind, addrs[i%len(addrs)], w.users[i].Token, i, make([]uint64, (len(rec.got)+63)/64), resume, 0)
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = fmt.Errorf("connection %d: %w", i, err)
-					}
-					mu.Unlock()
-					return
-				}
-				clients[i] = c
-				go c.read(rec)
-			}
-		}()
-	}
-	wg.Wait()
+	first := inParallel(ctx, len(clients), dialers, func(i int) error {
+		c, err := dialResume(ctx, w.kind, addrs[i%len(addrs)], w.users[i].Token, i, make([]uint64, (len(rec.got)+63)/64), resume, 0)
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		clients[i] = c
+		go c.read(rec)
+		return nil
+	})
 	opened := clients[:0]
 	for _, c := range clients {
 		if c != nil {
 			opened = append(opened, c)
 		}
-	}
-	if first == nil {
-		first = ctx.Err()
 	}
 	return opened, first
 }
@@ -403,4 +375,41 @@ func isPing(p []byte) bool {
 		}
 	}
 	return false
+}
+
+// inParallel runs f for 0 ≤ i < n on workers goroutines, stopping at the
+// first error, which it returns (else the context's error).
+func inParallel(ctx context.Context, n, workers int, f func(i int) error) error {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				mu.Lock()
+				failed := first != nil
+				mu.Unlock()
+				if i >= n || failed || ctx.Err() != nil {
+					return
+				}
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -39,49 +37,25 @@ func drop(clients []*client) {
 // node may be restarting). The replacements' readers record into rec.
 func redial(ctx context.Context, addr string, w *world, rec *recorder, clients []*client, dialers int,
 	resume string, deadline time.Time) error {
-	var next atomic.Int64
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for range dialers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(clients) || ctx.Err() != nil {
-					return
-				}
-				old := clients[i]
-				ask := resume
-				if ask == "" {
-					ask = old.resumeID
-				}
-				for {
-					c, err := dialResume(ctx, targetErmine, addr, w.users[old.index].Token, old.index, old.seen, ask, old.seq.Load())
-					if err == nil {
-						clients[i] = c
-						go c.read(rec)
-						break
-					}
-					if time.Now().After(deadline) || ctx.Err() != nil {
-						mu.Lock()
-						if first == nil {
-							first = fmt.Errorf("connection %d: %w", old.index, err)
-						}
-						mu.Unlock()
-						return
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
+	return inParallel(ctx, len(clients), dialers, func(i int) error {
+		old := clients[i]
+		ask := resume
+		if ask == "" {
+			ask = old.resumeID
+		}
+		for {
+			c, err := dialResume(ctx, targetErmine, addr, w.users[old.index].Token, old.index, old.seen, ask, old.seq.Load())
+			if err == nil {
+				clients[i] = c
+				go c.read(rec)
+				return nil
 			}
-		}()
-	}
-	wg.Wait()
-	if first == nil {
-		first = ctx.Err()
-	}
-	return first
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return fmt.Errorf("connection %d: %w", old.index, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 }
 
 // measureReconnect drops the clients and reconnects them with resume
