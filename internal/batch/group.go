@@ -16,6 +16,13 @@ import (
 type GroupCommit[T any] struct {
 	// Max bounds how many values one batch carries.
 	Max int
+	// Parallel is how many batches may be written at once (1 when zero):
+	// an engine that commits concurrent transactions side by side
+	// (PostgreSQL, which also flushes their WAL together) keeps several
+	// in flight, so a batch need not wait for the one before it to
+	// commit; a single-writer engine (SQLite) gains nothing from more
+	// than one, only smaller batches.
+	Parallel int
 	// Timeout bounds one batch's write (30 s when zero); it runs detached
 	// from the caller that leads it, since it writes other callers'
 	// values too.
@@ -28,7 +35,7 @@ type GroupCommit[T any] struct {
 
 	mu      sync.Mutex
 	pending []*request[T]
-	busy    bool // a leader is writing; new requests wait for a turn
+	leaders int // batches being written; at Parallel, new requests wait for a turn
 }
 
 // request is one value waiting to be stored.
@@ -42,8 +49,8 @@ type request[T any] struct {
 func (g *GroupCommit[T]) Write(v T) error {
 	req := &request[T]{v: v, done: make(chan error, 1), lead: make(chan struct{})}
 	g.mu.Lock()
-	g.pending = append(g.pending, req)
-	if g.busy {
+	if g.leaders >= max(g.Parallel, 1) {
+		g.pending = append(g.pending, req)
 		g.mu.Unlock()
 		select {
 		case err := <-req.done:
@@ -51,24 +58,30 @@ func (g *GroupCommit[T]) Write(v T) error {
 		case <-req.lead:
 		}
 	} else {
-		g.busy = true
+		g.leaders++
 		g.mu.Unlock()
 	}
-	// This request leads: write what is pending, then hand the lead to
-	// the oldest request that queued meanwhile, or release it.
+	// This request leads: it writes its value and what is pending, then
+	// hands the lead to the oldest request that queued meanwhile, or
+	// releases it. A request handed the lead leaves pending at once, so
+	// no other leader's batch takes its value.
 	// Yielding once first lets requests that are about to arrive join
 	// this batch, so a busy node commits less often.
 	runtime.Gosched()
 	g.mu.Lock()
-	batch := g.pending[:min(len(g.pending), max(g.Max, 1))]
-	g.pending = g.pending[len(batch):]
+	n := min(len(g.pending), max(g.Max, 1)-1)
+	batch := append(make([]*request[T], 0, n+1), req)
+	batch = append(batch, g.pending[:n]...)
+	g.pending = g.pending[n:]
 	g.mu.Unlock()
 	g.write(batch)
 	g.mu.Lock()
 	if len(g.pending) > 0 {
-		close(g.pending[0].lead)
+		next := g.pending[0]
+		g.pending = g.pending[1:]
+		close(next.lead)
 	} else {
-		g.busy = false
+		g.leaders--
 	}
 	g.mu.Unlock()
 	return <-req.done
