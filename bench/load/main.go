@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -55,6 +56,7 @@ type options struct {
 	rate       int
 	duration   time.Duration
 	cpuProfile string
+	trace      string
 }
 
 // maxDuration bounds a send run; the load generator never runs unbounded.
@@ -72,6 +74,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.rate, "rate", 0, "messages per second to offer (open loop); 0 sends as fast as answers come (closed loop)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long to send, at most 2m")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&o.trace, "trace", "", "write an execution trace of the send phase to this file (go tool trace: where requests wait)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -100,5 +103,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer n.StopReporting("ermine-load")
 	fmt.Fprintf(out, "node: %s, store %s, GOMAXPROCS %d\n", n.URL, n.StoreName, gomaxprocs())
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
+	}
 	return sendLoad(ctx, n, o, out)
 }
