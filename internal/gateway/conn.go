@@ -78,6 +78,9 @@ type conn struct {
 	// handlers wait for it (see connOf).
 	setup sync.Mutex
 	ended atomic.Bool // onClose has run
+	// handshaking: the connection waits at the gate or is in its
+	// handshake (gate.go); the deadlines wait for it.
+	handshaking atomic.Bool
 
 	// topics (sorted) and gone belong to the hub and are guarded by
 	// hub.mu.
@@ -374,6 +377,9 @@ func (c *conn) authenticate(token string) {
 		c.closeWith(closeTryLater, "too many failed authentication attempts")
 		return
 	}
+	c.handshaking.Store(true)
+	g.gate.enter(false)
+	defer c.endHandshake()
 	caller, err := g.app.AuthenticateEvents(ctx, token)
 	switch {
 	case errors.Is(err, app.ErrOnboardingNotFinished):
@@ -413,7 +419,7 @@ func (c *conn) authenticate(token string) {
 		if c.binary {
 			format = "msgpack"
 		}
-		if err := g.streams.Open(ctx, r.id, string(me), format, resumeLiveTTL); err != nil {
+		if err := g.streams.Open(ctx, r.id, string(me), format, g.node, resumeLiveTTL); err != nil {
 			g.log.Warn("events: open stream", "err", err) // it will not resume
 		}
 	}
@@ -521,6 +527,14 @@ func (c *conn) authenticate(token string) {
 	c.mu.Unlock()
 	c.authDone()
 	g.app.UserConnected(ctx, caller.User)
+}
+
+// endHandshake leaves the gate and starts the deadlines afresh: the
+// time spent waiting for the server is not the client's silence.
+func (c *conn) endHandshake() {
+	c.g.gate.leave()
+	c.touch()
+	c.handshaking.Store(false)
 }
 
 // deliver queues a frame from the bus for this connection.

@@ -103,6 +103,9 @@ type Options struct {
 	// ResumeHold is how long a closed resumable connection keeps
 	// recording its stream; DefaultResumeHold when zero.
 	ResumeHold time.Duration
+	// Handshakes is how many handshakes work at once, the others
+	// waiting their turn (gate.go); one per CPU (GOMAXPROCS) when zero.
+	Handshakes int
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
@@ -121,6 +124,7 @@ type Gateway struct {
 	poller     *poller
 	hub        *hub
 	guard      *authGuard
+	gate       *gate // handshakes at work (gate.go)
 
 	authTimeout time.Duration
 	perIP       int
@@ -130,6 +134,11 @@ type Gateway struct {
 	// ctx is the context of work done for connections; it outlives
 	// requests since connections do.
 	ctx context.Context
+	// node names this gateway, random at each start, in the streams it
+	// records (resume.go); beatStop ends its beats, beatDone reports
+	// they ended.
+	node               string
+	beatStop, beatDone chan struct{}
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
@@ -197,6 +206,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.ResumeHold <= 0 {
 		opts.ResumeHold = DefaultResumeHold
 	}
+	if opts.Handshakes <= 0 {
+		opts.Handshakes = defaultHandshakes()
+	}
 	g := &Gateway{
 		app:        opts.App,
 		bus:        opts.Bus,
@@ -211,11 +223,13 @@ func New(opts Options) (*Gateway, error) {
 		sendBuf:    opts.SendBuffer,
 		hub:        newHub(),
 		guard:      newAuthGuard(),
+		gate:       newGate(opts.Handshakes),
 
 		authTimeout: opts.AuthTimeout,
 		perIP:       opts.UnauthenticatedPerIP,
 		unauth:      make(map[string]int),
 		ctx:         context.Background(),
+		node:        newResumeID(),
 		conns:       make(map[*conn]struct{}),
 		idle:        make(chan struct{}),
 	}
@@ -237,6 +251,12 @@ func New(opts Options) (*Gateway, error) {
 	go func() {
 		defer close(g.sweepDone)
 		g.sweepLoop(g.sweepStop)
+	}()
+	g.beat()
+	g.beatStop, g.beatDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(g.beatDone)
+		g.beatLoop(g.beatStop)
 	}()
 	return g, nil
 }
@@ -429,8 +449,15 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 	}
 	if first {
 		close(g.sweepStop)
+		close(g.beatStop)
 	}
 	<-g.sweepDone
+	<-g.beatDone
+	// Streams this node recorded are known at once to have no one
+	// recording them.
+	if err := g.streams.Beat(g.ctx, g.node, 0); err != nil {
+		g.log.Warn("events: end node beat", "err", err)
+	}
 	g.writers.stop()
 	g.poller.stop()
 	if cerr := g.hub.sub.Close(); cerr != nil && err == nil {

@@ -45,6 +45,8 @@ func (g *Gateway) sweep(now time.Time, late, silent []*conn) ([]*conn, []*conn) 
 	g.mu.Lock()
 	for c := range g.conns {
 		switch {
+		case c.handshaking.Load():
+			// Waiting for the server (gate.go).
 		case !c.authenticated() && c.opened < authBy:
 			late = append(late, c)
 		case c.seen.Load() < quietBy:
@@ -53,12 +55,12 @@ func (g *Gateway) sweep(now time.Time, late, silent []*conn) ([]*conn, []*conn) 
 	}
 	g.mu.Unlock()
 	for _, c := range late {
-		if !c.authenticated() && !c.closing.Load() {
+		if !c.authenticated() && !c.closing.Load() && !c.handshaking.Load() {
 			c.closeWith(closePolicy, "not authenticated in time")
 		}
 	}
 	for _, c := range silent {
-		if !c.closing.Load() {
+		if !c.closing.Load() && !c.handshaking.Load() {
 			c.abort()
 		}
 	}

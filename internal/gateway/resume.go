@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -64,6 +65,12 @@ const (
 	resumeLiveTTL = 24 * time.Hour
 	// resumeWait bounds each step of a takeover.
 	resumeWait = 2 * time.Second
+	// nodeBeat is how often a node renews its mark of life in the
+	// shared state, which lasts nodeAlive: a node dead for longer is
+	// known to be (a resume of a stream it recorded gets a full Ready
+	// at once instead of waiting resumeWait for its answer).
+	nodeBeat  = time.Second
+	nodeAlive = 3 * time.Second
 )
 
 // evResumed answers a resume: the missed frames follow.
@@ -652,6 +659,16 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if !ok || h.User != string(me) || h.Format != format || h.Sealed != "" {
 		return false
 	}
+	if h.Node != "" && h.Node != g.node {
+		// A node that stopped beating recorded nothing since: the
+		// frames the client missed are not in the stream, and no one
+		// will answer the takeover.
+		if alive, err := g.streams.Alive(g.ctx, h.Node); err != nil {
+			g.log.Warn("events: is the stream's node alive", "err", err)
+		} else if !alive {
+			return false
+		}
+	}
 	own := []string{event.Private(me), event.Of(me)}
 	followed := false
 	undo := func() bool {
@@ -693,7 +710,7 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "prepare", nonce, me); err != nil {
 		return undo()
 	}
-	if !waitAck(hv, "prepared", timer) {
+	if !c.awayFromGate(func() bool { return waitAck(hv, "prepared", timer) }) {
 		return undo()
 	}
 	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Prepared != nonce {
@@ -738,7 +755,7 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "seal", nonce, me); err != nil {
 		return undo()
 	}
-	if !waitAck(hv, "sealed", timer) {
+	if !c.awayFromGate(func() bool { return waitAck(hv, "sealed", timer) }) {
 		return undo()
 	}
 	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Sealed != nonce || !h.Intact || q.after > h.Last {
@@ -755,20 +772,19 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	}
 	// The seal request may reach this node after the holder answered
 	// it: the frames before it here are the holder's.
-	deadline := time.Now().Add(resumeWait)
-	for {
-		c.mu.Lock()
-		found := c.marker(topic, nonce) >= 0
-		c.mu.Unlock()
-		if found {
-			break
+	if !c.sealSeen(topic, nonce) && !c.awayFromGate(func() bool {
+		deadline := time.Now().Add(resumeWait)
+		for !c.sealSeen(topic, nonce) {
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(200 * time.Microsecond)
 		}
-		if time.Now().After(deadline) {
-			return undo()
-		}
-		time.Sleep(200 * time.Microsecond)
+		return true
+	}) {
+		return undo()
 	}
-	if err := g.streams.Open(g.ctx, q.id, string(me), format, resumeLiveTTL); err != nil {
+	if err := g.streams.Open(g.ctx, q.id, string(me), format, g.node, resumeLiveTTL); err != nil {
 		return undo()
 	}
 	authBytes, err := c.encode(chat.TypeOnly{Type: chat.EvAuthenticated})
@@ -818,6 +834,22 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	return true
 }
 
+// sealSeen reports whether the seal request nonce published on topic
+// has reached the connection.
+func (c *conn) sealSeen(topic, nonce string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.marker(topic, nonce) >= 0
+}
+
+// awayFromGate runs wait, which waits on something other than the CPU
+// (the holder's answer, the bus), outside the handshake gate (gate.go).
+func (c *conn) awayFromGate(wait func() bool) bool {
+	c.g.gate.leave()
+	defer c.g.gate.enter(true)
+	return wait()
+}
+
 // marker returns the index in c.early of the seal request nonce published
 // on topic, or -1. c.mu held.
 func (c *conn) marker(topic, nonce string) int {
@@ -830,6 +862,29 @@ func (c *conn) marker(topic, nonce string) int {
 		}
 	}
 	return -1
+}
+
+// beat renews the node's mark of life.
+func (g *Gateway) beat() {
+	ctx, cancel := context.WithTimeout(g.ctx, nodeBeat)
+	defer cancel()
+	if err := g.streams.Beat(ctx, g.node, nodeAlive); err != nil {
+		g.log.Warn("events: node beat", "err", err)
+	}
+}
+
+// beatLoop beats every nodeBeat until stop is closed.
+func (g *Gateway) beatLoop(stop <-chan struct{}) {
+	t := time.NewTicker(nodeBeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			g.beat()
+		}
+	}
 }
 
 // hold adds c to the held connections, unless shutting down.

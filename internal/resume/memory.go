@@ -14,6 +14,7 @@ type Memory struct {
 	mu        sync.Mutex
 	streams   map[string]*memStream
 	lastPurge time.Time
+	nodes     map[string]time.Time // node → end of its last Beat
 }
 
 type memStream struct {
@@ -30,7 +31,7 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, streams: make(map[string]*memStream)}
+	return &Memory{now: now, streams: make(map[string]*memStream), nodes: make(map[string]time.Time)}
 }
 
 // live returns the unexpired stream id. m.mu held.
@@ -48,7 +49,7 @@ func (m *Memory) live(id string) *memStream {
 
 // Open implements Streams. Expired streams are dropped here, at most
 // once a minute.
-func (m *Memory) Open(_ context.Context, id, user, format string, ttl time.Duration) error {
+func (m *Memory) Open(_ context.Context, id, user, format, node string, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -60,7 +61,7 @@ func (m *Memory) Open(_ context.Context, id, user, format string, ttl time.Durat
 			}
 		}
 	}
-	m.streams[id] = &memStream{h: Header{User: user, Format: format}, expires: now.Add(ttl)}
+	m.streams[id] = &memStream{h: Header{User: user, Format: format, Node: node}, expires: now.Add(ttl)}
 	return nil
 }
 
@@ -146,4 +147,28 @@ func (m *Memory) Delete(_ context.Context, id string) error {
 	defer m.mu.Unlock()
 	delete(m.streams, id)
 	return nil
+}
+
+// Beat implements Streams.
+func (m *Memory) Beat(_ context.Context, node string, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ttl <= 0 {
+		delete(m.nodes, node)
+		return nil
+	}
+	m.nodes[node] = m.now().Add(ttl)
+	return nil
+}
+
+// Alive implements Streams.
+func (m *Memory) Alive(_ context.Context, node string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	end, ok := m.nodes[node]
+	if ok && !m.now().Before(end) {
+		delete(m.nodes, node)
+		ok = false
+	}
+	return ok, nil
 }

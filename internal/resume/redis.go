@@ -16,7 +16,8 @@ import (
 // frames, each an 8-byte big-endian number followed by the packet), both
 // expiring together; the braces keep them in one slot of a cluster.
 // Writes after the hash is gone do nothing (a Lua script checks it in the
-// same step).
+// same step). A node's Beat is the key prefix+"node:"+node, expiring
+// with it.
 type Redis struct {
 	c      redis.UniversalClient
 	prefix string
@@ -35,11 +36,11 @@ func (r *Redis) keys(id string) []string {
 }
 
 // Open implements Streams.
-func (r *Redis) Open(ctx context.Context, id, user, format string, ttl time.Duration) error {
+func (r *Redis) Open(ctx context.Context, id, user, format, node string, ttl time.Duration) error {
 	k := r.keys(id)
 	_, err := r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, k...)
-		p.HSet(ctx, k[0], "user", user, "format", format)
+		p.HSet(ctx, k[0], "user", user, "format", format, "node", node)
 		p.PExpire(ctx, k[0], ttl)
 		return nil
 	})
@@ -130,7 +131,7 @@ func (r *Redis) Fetch(ctx context.Context, id string) (Header, bool, error) {
 		return Header{}, false, nil
 	}
 	last, _ := strconv.ParseUint(m["last"], 10, 64)
-	return Header{User: m["user"], Format: m["format"], Prepared: m["prepared"], Scope: m["scope"],
+	return Header{User: m["user"], Format: m["format"], Node: m["node"], Prepared: m["prepared"], Scope: m["scope"],
 		Sealed: m["sealed"], Last: last, Intact: m["intact"] == "1"}, true, nil
 }
 
@@ -162,4 +163,30 @@ func (r *Redis) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("resume: delete: %w", err)
 	}
 	return nil
+}
+
+// nodeKey is the key of node's Beat.
+func (r *Redis) nodeKey(node string) string { return r.prefix + "node:" + node }
+
+// Beat implements Streams.
+func (r *Redis) Beat(ctx context.Context, node string, ttl time.Duration) error {
+	var err error
+	if ttl <= 0 {
+		err = r.c.Del(ctx, r.nodeKey(node)).Err()
+	} else {
+		err = r.c.Set(ctx, r.nodeKey(node), "1", ttl).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("resume: beat: %w", err)
+	}
+	return nil
+}
+
+// Alive implements Streams.
+func (r *Redis) Alive(ctx context.Context, node string) (bool, error) {
+	n, err := r.c.Exists(ctx, r.nodeKey(node)).Result()
+	if err != nil {
+		return false, fmt.Errorf("resume: alive: %w", err)
+	}
+	return n == 1, nil
 }

@@ -11,6 +11,13 @@
 // Memory keeps streams in this process (one node); Redis shares them
 // between the nodes using one Redis. resumetest is the suite both pass.
 //
+// A stream also names the node recording it (Header.Node, the random id
+// a node takes when it starts, so a restarted node is another), and each
+// node renews a short-lived mark of its own (Beat) while it runs: a
+// reconnect whose stream's node has no mark left (Alive) knows at once
+// that nobody recorded what it missed, instead of waiting for an answer
+// that will not come.
+//
 // Memory per stream is bounded: at most MaxFrames frames (older ones are
 // dropped as new ones come), which the gateway keeps under MaxBytes of
 // frame data, plus a header whose scope (the connection's servers,
@@ -43,6 +50,9 @@ type Frame struct {
 type Header struct {
 	// User owns the stream; Format is "json" or "msgpack".
 	User, Format string
+	// Node is the node that opened the stream and records it (see
+	// Beat), empty for a stream opened without one.
+	Node string
 	// Prepared is the nonce of the takeover whose Scope was written.
 	Prepared, Scope string
 	// Sealed is the nonce of the takeover that ended the recording;
@@ -59,8 +69,8 @@ type Header struct {
 // back by a late write.
 type Streams interface {
 	// Open starts the stream id of user's connection in format,
-	// replacing whatever id held, to expire after ttl.
-	Open(ctx context.Context, id, user, format string, ttl time.Duration) error
+	// recorded by node, replacing whatever id held, to expire after ttl.
+	Open(ctx context.Context, id, user, format, node string, ttl time.Duration) error
 	// Append adds frames, whose numbers follow those already held, keeps
 	// the last MaxFrames and makes the stream expire after ttl.
 	Append(ctx context.Context, id string, frames []Frame, ttl time.Duration) error
@@ -76,4 +86,10 @@ type Streams interface {
 	Frames(ctx context.Context, id string, after uint64) ([]Frame, error)
 	// Delete removes the stream.
 	Delete(ctx context.Context, id string) error
+
+	// Beat marks node alive for ttl from now; a ttl of zero or less
+	// marks it gone at once.
+	Beat(ctx context.Context, node string, ttl time.Duration) error
+	// Alive reports whether node's last Beat has not expired.
+	Alive(ctx context.Context, node string) (bool, error)
 }

@@ -41,11 +41,11 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 		if _, ok, err := s.Fetch(ctx, id); err != nil || ok {
 			t.Fatalf("fetch before open = %v, %v", ok, err)
 		}
-		if err := s.Open(ctx, id, "U1", "msgpack", time.Hour); err != nil {
+		if err := s.Open(ctx, id, "U1", "msgpack", "N1", time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		h, ok, err := s.Fetch(ctx, id)
-		if err != nil || !ok || h.User != "U1" || h.Format != "msgpack" || h.Sealed != "" || h.Last != 0 {
+		if err != nil || !ok || h.User != "U1" || h.Format != "msgpack" || h.Node != "N1" || h.Sealed != "" || h.Last != 0 {
 			t.Fatalf("fetch = %+v %v %v", h, ok, err)
 		}
 		if err := s.Append(ctx, id, frames(1, 3), time.Hour); err != nil {
@@ -71,7 +71,7 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 	t.Run("KeepsLastMaxFrames", func(t *testing.T) {
 		s, _ := open(t)
 		id := rand.Text()
-		if err := s.Open(ctx, id, "U1", "json", time.Hour); err != nil {
+		if err := s.Open(ctx, id, "U1", "json", "N1", time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Append(ctx, id, frames(1, resume.MaxFrames), time.Hour); err != nil {
@@ -89,7 +89,7 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 	t.Run("PrepareSeal", func(t *testing.T) {
 		s, _ := open(t)
 		id := rand.Text()
-		if err := s.Open(ctx, id, "U1", "json", time.Hour); err != nil {
+		if err := s.Open(ctx, id, "U1", "json", "N1", time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Append(ctx, id, frames(1, 2), time.Hour); err != nil {
@@ -121,10 +121,10 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 	t.Run("OpenReplaces", func(t *testing.T) {
 		s, _ := open(t)
 		id := rand.Text()
-		_ = s.Open(ctx, id, "U1", "json", time.Hour)
+		_ = s.Open(ctx, id, "U1", "json", "N1", time.Hour)
 		_ = s.Append(ctx, id, frames(1, 2), time.Hour)
 		_ = s.Seal(ctx, id, "n", nil, 2, true)
-		if err := s.Open(ctx, id, "U1", "json", time.Hour); err != nil {
+		if err := s.Open(ctx, id, "U1", "json", "N1", time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		h, ok, _ := s.Fetch(ctx, id)
@@ -147,7 +147,7 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 		if got, _ := s.Frames(ctx, id, 0); len(got) != 0 {
 			t.Fatalf("%d frames without a stream", len(got))
 		}
-		_ = s.Open(ctx, id, "U1", "json", time.Hour)
+		_ = s.Open(ctx, id, "U1", "json", "N1", time.Hour)
 		if err := s.Delete(ctx, id); err != nil {
 			t.Fatal(err)
 		}
@@ -156,12 +156,57 @@ func Run(t *testing.T, unit time.Duration, open func(t *testing.T) (resume.Strea
 			t.Fatal("deleted stream came back")
 		}
 	})
+	t.Run("NodeBeats", func(t *testing.T) {
+		s, wait := open(t)
+		node, other, gone := rand.Text(), rand.Text(), rand.Text()
+		if alive, err := s.Alive(ctx, node); err != nil || alive {
+			t.Fatalf("alive before its first beat = %v, %v", alive, err)
+		}
+		if err := s.Beat(ctx, node, 2*unit); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Beat(ctx, other, 40*unit); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Beat(ctx, gone, 40*unit); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{node, other, gone} {
+			if alive, err := s.Alive(ctx, n); err != nil || !alive {
+				t.Fatalf("alive after a beat = %v, %v", alive, err)
+			}
+		}
+		// A beat with no time left marks the node gone at once.
+		if err := s.Beat(ctx, gone, 0); err != nil {
+			t.Fatal(err)
+		}
+		if alive, _ := s.Alive(ctx, gone); alive {
+			t.Fatal("alive after its last beat")
+		}
+		wait(3 * unit)
+		if alive, _ := s.Alive(ctx, node); alive {
+			t.Fatal("alive after its beat expired")
+		}
+		if alive, _ := s.Alive(ctx, other); !alive {
+			t.Fatal("another node's beat expired with it")
+		}
+		// A stream keeps the node that opened it, reopened by another.
+		id := rand.Text()
+		_ = s.Open(ctx, id, "U1", "json", node, time.Hour)
+		if h, _, _ := s.Fetch(ctx, id); h.Node != node {
+			t.Fatalf("node %q, want %q", h.Node, node)
+		}
+		_ = s.Open(ctx, id, "U1", "json", other, time.Hour)
+		if h, _, _ := s.Fetch(ctx, id); h.Node != other {
+			t.Fatalf("reopened: node %q, want %q", h.Node, other)
+		}
+	})
 	t.Run("Expires", func(t *testing.T) {
 		s, wait := open(t)
 		id, kept := rand.Text(), rand.Text()
-		_ = s.Open(ctx, id, "U1", "json", 2*unit)
+		_ = s.Open(ctx, id, "U1", "json", "N1", 2*unit)
 		_ = s.Append(ctx, id, frames(1, 1), 2*unit)
-		_ = s.Open(ctx, kept, "U1", "json", time.Hour)
+		_ = s.Open(ctx, kept, "U1", "json", "N1", time.Hour)
 		_ = s.Append(ctx, kept, frames(1, 1), 40*unit) // Append sets the expiry
 		wait(3 * unit)
 		if _, ok, _ := s.Fetch(ctx, id); ok {

@@ -111,7 +111,7 @@ func Run(t *testing.T, open func(t *testing.T) Cluster) {
 		}
 
 		id := rand.Text()
-		if err := a.Streams.Open(ctx, id, string(user), "json", time.Minute); err != nil {
+		if err := a.Streams.Open(ctx, id, string(user), "json", "N1", time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Streams.Append(ctx, id, []resume.Frame{{Seq: 1, Data: []byte("{}")}}, time.Minute); err != nil {
@@ -119,6 +119,13 @@ func Run(t *testing.T, open func(t *testing.T) Cluster) {
 		}
 		if f, err := b.Streams.Frames(ctx, id, 0); err != nil || len(f) != 1 {
 			t.Errorf("a stream held on a read on b = %v, %v", f, err)
+		}
+		node := rand.Text()
+		if err := a.Streams.Beat(ctx, node, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if alive, err := b.Streams.Alive(ctx, node); err != nil || !alive {
+			t.Errorf("a node beating on a is not alive on b = %v, %v", alive, err)
 		}
 	})
 }

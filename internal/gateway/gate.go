@@ -1,0 +1,84 @@
+package gateway
+
+import (
+	"runtime"
+	"sync"
+)
+
+// A handshake (authentication, Ready built and encoded, topics followed;
+// for a resume the follow and the replay) is the costliest thing the
+// gateway does for a connection, and it runs on the goroutine that
+// serves the upgrade request. When thousands of clients reconnect at
+// once (a node restarted, a network blip), their handshakes would all be
+// runnable together and the API's requests, scheduled no sooner than any
+// of them, would wait behind them. The gate lets a few handshakes work
+// at a time, about one per CPU, and queues the others in order of
+// arrival: they cost a parked goroutine each while they wait, and the
+// API keeps getting the CPU the gate leaves over. A handshake that waits
+// on something other than the CPU (the holder of a stream it resumes)
+// leaves the gate meanwhile and, coming back, goes before those that
+// have not started yet.
+//
+// A connection waiting at the gate or in its handshake is exempt from
+// the authentication and keepalive deadlines (keepalive.go): it waits
+// for the server, not the other way round.
+
+// defaultHandshakes is how many handshakes work at once unless
+// Options.Handshakes says otherwise.
+func defaultHandshakes() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// gate admits at most n holders at once, in order of arrival, with those
+// coming back (see enter) before new ones.
+type gate struct {
+	mu    sync.Mutex
+	free  int
+	back  []chan struct{} // waiting to come back
+	fresh []chan struct{} // waiting to start
+}
+
+func newGate(n int) *gate { return &gate{free: n} }
+
+// enter waits for a place; again reports that the caller held one
+// before in the same handshake and goes first.
+func (g *gate) enter(again bool) {
+	g.mu.Lock()
+	if g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0 {
+		g.free--
+		g.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	if again {
+		g.back = append(g.back, ch)
+	} else {
+		g.fresh = append(g.fresh, ch)
+	}
+	g.mu.Unlock()
+	<-ch
+}
+
+// leave gives the place up, to the longest waiting caller if any.
+func (g *gate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var next chan struct{}
+	switch {
+	case len(g.back) > 0:
+		next, g.back[0] = g.back[0], nil
+		g.back = g.back[1:]
+	case len(g.fresh) > 0:
+		next, g.fresh[0] = g.fresh[0], nil
+		g.fresh = g.fresh[1:]
+	default:
+		g.free++
+		return
+	}
+	close(next) // the place passes straight to it
+}
+
+// waiting returns how many callers wait.
+func (g *gate) waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.back) + len(g.fresh)
+}
