@@ -67,7 +67,7 @@ compare: ## Ermine, Centrifugo v6.9.1 (else v5.4.9; built once into ~/.cache/erm
 	/tmp/ermine-fanout --compare --pin --ermine /tmp/ermine --floor /tmp/ermine-floor --centrifugo "$$(bash scripts/centrifugo.sh)" \
 		--conns 10000 --rate 5 --duration 30s --saturate 300
 
-storm: ## reconnect storm: 10,000 resumable connections drop at once, then the node restarts; all back, no message lost, API p99 (STORM_SHARED=$(REDIS) keeps streams in Redis)
+storm: ## reconnect storm: 10,000 resumable connections drop at once (resume, then full Ready), then the node restarts; all back, no message lost, API p99 (STORM_SHARED=$(REDIS) keeps streams in Redis)
 	CGO_ENABLED=0 go build -o /tmp/ermine ./cmd/ermine
 	go build -o /tmp/ermine-fanout ./bench/fanout
 	/tmp/ermine-fanout --storm --ermine /tmp/ermine --conns 10000 --storm-messages 10 --storm-timeout 2m \

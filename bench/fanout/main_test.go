@@ -244,7 +244,8 @@ func TestComparisonReconnectRow(t *testing.T) {
 }
 
 // TestStormRun runs a small storm: every client is back after the drop
-// (resumed) and after the restart, and no message is lost.
+// (resumed), after the drop without resume (full Ready) and after the
+// restart, and no message is lost.
 func TestStormRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server")
@@ -259,7 +260,8 @@ func TestStormRun(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, &out)
 	}
 	for _, want := range []string{
-		`all 40 back in \S+: 40 resumed, 0 full Ready`,
+		`reconnect with resume:\n  all 40 back in \S+: 40 resumed, 0 full Ready`,
+		`without resume \(full Ready\):\n  all 40 back in \S+: 0 resumed, 40 full Ready`,
 		`all 40 back in \S+: \d+ resumed, \d+ full Ready`,
 		`messages posted during the storm 3 \(failed 0\): received 120, in history before a full Ready 0, lost 0`,
 		`messages posted during the storm 3 \(failed 0\): received \d+, in history before a full Ready \d+, lost 0`,

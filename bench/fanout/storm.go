@@ -19,11 +19,15 @@ import (
 const defaultStormConns = 10000
 
 // storm is the reconnect storm: --conns resumable connections to one
-// node, then two rounds, each bounded by --storm-timeout:
+// node, then three rounds, each bounded by --storm-timeout:
 //
 //  1. drop: every client's socket closes at once and all reconnect with
 //     resume=<id>&seq=<last> to the same, running node;
-//  2. restart: the node is killed (SIGKILL) and started again on the
+//  2. drop without resume: the same, but all reconnect asking for a
+//     full Ready (resume=1, as a client that keeps no stream would, but
+//     for a new stream for the next round), which is what a storm costs
+//     without resume;
+//  3. restart: the node is killed (SIGKILL) and started again on the
 //     same port and data, and all reconnect with resume, retrying until
 //     it answers.
 //
@@ -38,8 +42,11 @@ const defaultStormConns = 10000
 //
 // A resume across a restart needs the stream to outlive the process and
 // its holder to answer the takeover; the holder was the killed process,
-// so the gateway answers a full Ready after its 2 s wait (streams in
-// Redis, --shared-url) or at once (streams in the process, the default).
+// so the gateway answers a full Ready: at once with the streams in the
+// process (the default, they died with it), and with the streams in
+// Redis (--shared-url) at once too once the killed process's mark of
+// life has run out (3 s after it), else after a 2 s wait for its
+// answer.
 func storm(ctx context.Context, o options, out io.Writer) error {
 	dir, err := os.MkdirTemp("", "ermine-storm-")
 	if err != nil {
@@ -67,7 +74,7 @@ func storm(ctx context.Context, o options, out io.Writer) error {
 			fmt.Fprintln(out, "server stop:", err)
 		}
 	}()
-	rec := newRecorder(o.conns, max(2*o.stormMessages, 1), 0)
+	rec := newRecorder(o.conns, max(3*o.stormMessages, 1), 0)
 	start = time.Now()
 	clients, err := connectAll(ctx, []string{srv.Addr}, w, rec, o.dialers, "1")
 	defer func() { closeAll(clients) }()
@@ -79,7 +86,7 @@ func storm(ctx context.Context, o options, out io.Writer) error {
 	lost := 0
 
 	// Round 1: every socket drops at once; the node stays up.
-	r, err := stormRound(ctx, o, srv.Addr, w, rec, clients, send, 0, func() (cluster, bool, error) {
+	r, err := stormRound(ctx, o, srv.Addr, w, rec, clients, send, 0, "", func() (cluster, bool, error) {
 		drop(clients)
 		return cluster{srv}, false, nil
 	})
@@ -89,8 +96,19 @@ func storm(ctx context.Context, o options, out io.Writer) error {
 	r.report(out, "drop (node stays up), reconnect with resume", len(clients))
 	lost += r.lost
 
-	// Round 2: the node is killed and started again.
-	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, o.stormMessages, func() (cluster, bool, error) {
+	// Round 2: the same without resume.
+	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, o.stormMessages, "1", func() (cluster, bool, error) {
+		drop(clients)
+		return cluster{srv}, false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop round without resume: %w", err)
+	}
+	r.report(out, "drop (node stays up), reconnect without resume (full Ready)", len(clients))
+	lost += r.lost
+
+	// Round 3: the node is killed and started again.
+	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, 2*o.stormMessages, "", func() (cluster, bool, error) {
 		if err := srv.Kill(); err != nil {
 			return nil, false, err
 		}
@@ -144,11 +162,11 @@ func (r *stormResult) report(out io.Writer, title string, conns int) {
 
 // stormRound runs one round: cut ends the clients' connections (and
 // returns the node serving afterwards, and whether it is a new process
-// whose CPU all counts); then every client reconnects
-// with resume while messages [first, first+--storm-messages) are
-// posted and the prober runs.
+// whose CPU all counts); then every client reconnects, with resume
+// ("") or asking for a full Ready ("1", see redial), while messages
+// [first, first+--storm-messages) are posted and the prober runs.
 func stormRound(ctx context.Context, o options, addr string, w *world, rec *recorder, clients []*client, send *sender,
-	first int, cut func() (cluster, bool, error)) (*stormResult, error) {
+	first int, resume string, cut func() (cluster, bool, error)) (*stormResult, error) {
 	r := &stormResult{}
 	ctx, cancel := context.WithTimeout(ctx, o.stormTimeout)
 	defer cancel()
@@ -191,7 +209,7 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 			user0, sys0, _ = servers.cpu()
 		}
 		// The clients retry until the node answers.
-		err = redial(ctx, addr, w, rec, clients, o.stormDialers, "", deadline)
+		err = redial(ctx, addr, w, rec, clients, o.stormDialers, resume, deadline)
 	}
 	r.back = time.Since(start)
 	sendWG.Wait()
