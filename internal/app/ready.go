@@ -54,6 +54,46 @@ type ReadyScope struct {
 // for, their unreads and settings. Requested arrays are never nil, so they
 // travel as [] when empty. It also records the session as seen now.
 func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections) (*chat.ReadyEvent, *ReadyScope, error) {
+	// One read for the relationships, private channels, memberships,
+	// servers, channels and emoji: every connect pays it.
+	facts, err := a.store.FetchReadyFacts(ctx, caller.User.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch ready facts: %w", err)
+	}
+	return a.readyFrom(ctx, caller, facts, sections)
+}
+
+// AuthenticateReady is Authenticate for a session token and Ready, with
+// one store read where they make two: for a connection that knows whose
+// token it is given (user) and already follows that user's topics, as
+// a connection that authenticated first would before Ready reads. A
+// token that is not a session of user yields chat.ErrInvalidSession (the
+// caller then authenticates the ordinary way, which also tries bots); a
+// session whose account has no user, ErrOnboardingNotFinished.
+func (a *App) AuthenticateReady(ctx context.Context, token string, user chat.ID, sections ReadySections) (*Caller, *chat.ReadyEvent, *ReadyScope, error) {
+	if !wellFormedToken(token) {
+		return nil, nil, nil, chat.ErrInvalidSession
+	}
+	read, err := a.store.FetchSessionReadyFacts(ctx, token, user)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (!equalToken(read.Session.Token, token) || read.Session.UserID != user)) {
+		return nil, nil, nil, chat.ErrInvalidSession
+	}
+	if err != nil {
+		return nil, nil, nil, dbError("fetch session", err)
+	}
+	if read.User == nil {
+		return &Caller{Session: read.Session}, nil, nil, ErrOnboardingNotFinished
+	}
+	caller := &Caller{User: read.User, Session: read.Session}
+	ev, scope, err := a.readyFrom(ctx, caller, read.Facts, sections)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return caller, ev, scope, nil
+}
+
+// readyFrom builds Ready for caller from the facts read for them.
+func (a *App) readyFrom(ctx context.Context, caller *Caller, facts *store.ReadyFacts, sections ReadySections) (*chat.ReadyEvent, *ReadyScope, error) {
 	me := caller.User
 	scope := &ReadyScope{
 		Relations: make(map[chat.ID]chat.RelationshipStatus),
@@ -61,13 +101,6 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 		Channels:  make(map[chat.ID]chat.ID),
 	}
 	ev := &chat.ReadyEvent{Type: chat.EvReady}
-
-	// One read for the relationships, private channels, memberships,
-	// servers, channels and emoji: every connect pays it.
-	facts, err := a.store.FetchReadyFacts(ctx, me.ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch ready facts: %w", err)
-	}
 	relations, private, members := facts.Relationships, facts.Private, facts.Memberships
 
 	// Users: relations first, then DM and group partners, self last.

@@ -380,38 +380,53 @@ func (c *conn) authenticate(token string) {
 	c.handshaking.Store(true)
 	g.gate.enter(false)
 	defer c.endHandshake()
-	caller, err := g.app.AuthenticateEvents(ctx, token)
-	switch {
-	case errors.Is(err, app.ErrOnboardingNotFinished):
-		c.fail(app.ErrOnboardingNotFinished)
-		return
-	case errors.Is(err, chat.ErrInvalidSession):
-		g.guard.failed(ctx, c.ip)
-		c.fail(chat.ErrInvalidSession)
-		return
-	case err != nil:
-		// Transient: close without an Error packet, which clients take
-		// as permanent, so they reconnect.
-		g.log.Error("events: authenticate", "err", err)
-		c.closeWith(closeInternal, "")
+	sections := app.DefaultReadySections()
+	if c.sections != nil {
+		sections = *c.sections
+	}
+	caller, ready, scope, done := c.authenticateHinted(token, sections)
+	if done {
 		return
 	}
-	// Follow the user's own topics before Ready is built: what changes
-	// meanwhile (a relationship, a new server or DM) waits in early and
-	// follows Ready, where otherwise it would be in neither.
+	if caller == nil {
+		var err error
+		caller, err = g.app.AuthenticateEvents(ctx, token)
+		switch {
+		case errors.Is(err, app.ErrOnboardingNotFinished):
+			c.fail(app.ErrOnboardingNotFinished)
+			return
+		case errors.Is(err, chat.ErrInvalidSession):
+			g.guard.failed(ctx, c.ip)
+			c.fail(chat.ErrInvalidSession)
+			return
+		case err != nil:
+			// Transient: close without an Error packet, which clients take
+			// as permanent, so they reconnect.
+			g.log.Error("events: authenticate", "err", err)
+			c.closeWith(closeInternal, "")
+			return
+		}
+		// Follow the user's own topics before Ready is built: what changes
+		// meanwhile (a relationship, a new server or DM) waits in early and
+		// follows Ready, where otherwise it would be in neither.
+		me := caller.User.ID
+		if c.rq.want {
+			c.res = &resumeState{}
+		}
+		if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
+			g.log.Error("events: follow topics", "err", err)
+			c.closeWith(closeInternal, "")
+			return
+		}
+		if c.rq.id != "" && c.resumeFrom(caller, c.rq) {
+			c.authDone()
+			g.app.UserConnected(ctx, caller.User)
+			return
+		}
+	}
 	me := caller.User.ID
-	if c.rq.want {
-		c.res = &resumeState{}
-	}
-	if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
-		g.log.Error("events: follow topics", "err", err)
-		c.closeWith(closeInternal, "")
-		return
-	}
-	if c.rq.id != "" && c.resumeFrom(caller, c.rq) {
-		c.authDone()
-		g.app.UserConnected(ctx, caller.User)
-		return
+	if ready == nil && caller.Session != nil {
+		g.hints.remember(token, me)
 	}
 	if r := c.res; r != nil {
 		r.id = newResumeID()
@@ -423,15 +438,14 @@ func (c *conn) authenticate(token string) {
 			g.log.Warn("events: open stream", "err", err) // it will not resume
 		}
 	}
-	sections := app.DefaultReadySections()
-	if c.sections != nil {
-		sections = *c.sections
-	}
-	ready, scope, err := g.app.Ready(ctx, caller, sections)
-	if err != nil {
-		g.log.Error("events: build ready", "user", caller.User.ID, "err", err)
-		c.closeWith(closeInternal, "")
-		return
+	if ready == nil {
+		var err error
+		ready, scope, err = g.app.Ready(ctx, caller, sections)
+		if err != nil {
+			g.log.Error("events: build ready", "user", caller.User.ID, "err", err)
+			c.closeWith(closeInternal, "")
+			return
+		}
 	}
 	authBytes, err := c.encode(chat.TypeOnly{Type: chat.EvAuthenticated})
 	if err != nil {
@@ -535,6 +549,58 @@ func (c *conn) endHandshake() {
 	c.g.gate.leave()
 	c.touch()
 	c.handshaking.Store(false)
+}
+
+// authenticateHinted runs the first steps of authenticate for a token
+// whose user a connection made before had (see tokenHints): it follows
+// that user's own topics, then authenticates and builds Ready with one
+// store read. It returns nil and done false when the token has no hint,
+// the connection asks to resume (which reads no Ready facts) or the hint
+// is wrong: the connection then follows nothing, and authenticate goes
+// the ordinary way. Done is true when the connection was closed.
+func (c *conn) authenticateHinted(token string, sections app.ReadySections) (caller *app.Caller, ready *chat.ReadyEvent, scope *app.ReadyScope, done bool) {
+	g := c.g
+	if c.rq.id != "" {
+		return nil, nil, nil, false
+	}
+	hint, ok := g.hints.user(token)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	if c.rq.want {
+		c.res = &resumeState{}
+	}
+	own := []string{event.Private(hint), event.Of(hint)}
+	if err := g.hub.add(c, own...); err != nil {
+		g.log.Error("events: follow topics", "err", err)
+		c.closeWith(closeInternal, "")
+		return nil, nil, nil, true
+	}
+	caller, ready, scope, err := g.app.AuthenticateReady(g.ctx, token, hint, sections)
+	switch {
+	case err == nil:
+		return caller, ready, scope, false
+	case errors.Is(err, chat.ErrInvalidSession), errors.Is(err, app.ErrOnboardingNotFinished):
+		// Not (or no longer) a session of hint's user: start again
+		// following nothing.
+		g.hints.forget(token)
+		c.res = nil
+		if err := g.hub.remove(c, own...); err != nil {
+			g.log.Error("events: leave topics", "err", err)
+			c.closeWith(closeInternal, "")
+			return nil, nil, nil, true
+		}
+		c.mu.Lock()
+		c.pending.Add(-int32(len(c.early))) // reserved by deliver
+		c.early = nil
+		c.mu.Unlock()
+		return nil, nil, nil, false
+	default:
+		// Transient, as in authenticate.
+		g.log.Error("events: authenticate", "err", err)
+		c.closeWith(closeInternal, "")
+		return nil, nil, nil, true
+	}
 }
 
 // deliver queues a frame from the bus for this connection.

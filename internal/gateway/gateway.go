@@ -125,6 +125,7 @@ type Gateway struct {
 	hub        *hub
 	guard      *authGuard
 	gate       *gate // handshakes at work (gate.go)
+	hints      tokenHints
 
 	authTimeout time.Duration
 	perIP       int

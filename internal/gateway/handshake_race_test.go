@@ -5,7 +5,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/coder/websocket"
 
 	"ermine/internal/chat"
 	"ermine/internal/event"
@@ -60,4 +63,101 @@ func TestRelationshipDuringHandshake(t *testing.T) {
 	if p["status"] != string(chat.RelationIncoming) || p["user"].(map[string]any)["_id"] != string(other.ID) {
 		t.Fatalf("UserRelationship = %v", p)
 	}
+}
+
+// hintStore is hookStore for a connection whose token was seen before,
+// which reads its session with Ready's facts.
+type hintStore struct {
+	store.Store
+	once   sync.Once
+	before func()
+	reads  atomic.Int32 // FetchSessionReadyFacts calls
+}
+
+func (s *hintStore) FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*store.SessionReady, error) {
+	s.reads.Add(1)
+	s.once.Do(s.before)
+	return s.Store.FetchSessionReadyFacts(ctx, token, user)
+}
+
+// A connection whose token connected before reads its session and Ready
+// in one read, after following its user's topics: a UserRelationship
+// published meanwhile reaches it after Ready, as on a first connection.
+func TestRelationshipDuringHintedHandshake(t *testing.T) {
+	sq, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sq.Close() })
+	bus := inproc.New(0)
+	t.Cleanup(func() { bus.Close() })
+	hs := &hintStore{Store: sq}
+	h := newNode(t, hs, bus, gateway.Options{})
+	me, token := h.user("ann")
+	other, _ := h.user("bo")
+	hs.before = func() {
+		if err := sq.SetRelationship(context.Background(), me.ID, other.ID, chat.RelationIncoming); err != nil {
+			t.Error(err)
+		}
+		h.publish(chat.UserRelationshipEvent{Type: chat.EvUserRelationship, ID: me.ID, User: other,
+			Status: chat.RelationIncoming}, event.Private(me.ID))
+	}
+	first, _ := h.connect(t, token, "json")
+	first.c.Close(websocket.StatusNormalClosure, "")
+	if n := hs.reads.Load(); n != 0 {
+		t.Fatalf("first connection: %d reads of session and facts together, want 0", n)
+	}
+	cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
+	cl.expect("Authenticated")
+	cl.expect("Ready")
+	p := cl.expect(chat.EvUserRelationship)
+	if p["status"] != string(chat.RelationIncoming) || p["user"].(map[string]any)["_id"] != string(other.ID) {
+		t.Fatalf("UserRelationship = %v", p)
+	}
+	if n := hs.reads.Load(); n != 1 {
+		t.Fatalf("second connection: %d reads of session and facts together, want 1", n)
+	}
+}
+
+// A token seen before whose session is gone is refused as any unknown
+// token is; one that is now a session of someone else (a wrong hint)
+// authenticates as that user, with nothing of the hinted user's.
+func TestHintedHandshakeWrongHint(t *testing.T) {
+	h := newHarness(t, gateway.Options{})
+	ann, token := h.user("ann")
+	bo, _ := h.user("bo")
+	first, _ := h.connect(t, token, "json")
+	first.c.Close(websocket.StatusNormalClosure, "")
+
+	t.Run("session deleted", func(t *testing.T) {
+		if err := h.store.DeleteSession(t.Context(), h.sessionOf(token).ID); err != nil {
+			t.Fatal(err)
+		}
+		cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
+		if p := cl.expect("Error"); str(p, "data", "type") != "InvalidSession" {
+			t.Fatalf("error = %v", p)
+		}
+		cl.mustCloseWith(websocket.StatusNormalClosure)
+	})
+	t.Run("session of another user", func(t *testing.T) {
+		// The token comes back as bo's: ann's hint is stale.
+		se := &chat.Session{ID: chat.NewID(), UserID: bo.ID, Token: token, Name: "test"}
+		if err := h.store.InsertSession(t.Context(), se); err != nil {
+			t.Fatal(err)
+		}
+		// Seed the stale hint again (the refusal above dropped it).
+		gateway.RememberHint(h.gw, token, ann.ID)
+		cl, ready := h.connect(t, token, "json")
+		users := list(ready, "users")
+		if self := users[len(users)-1].(map[string]any); str(self, "_id") != string(bo.ID) {
+			t.Fatalf("Ready's own user = %v, want bo", self)
+		}
+		cl.send(map[string]any{"type": "Ping", "data": 7})
+		for p := cl.next(); p["type"] != "Pong"; p = cl.next() {
+		}
+		h.publish(chat.UserRelationshipEvent{Type: chat.EvUserRelationship, ID: ann.ID, User: bo,
+			Status: chat.RelationIncoming}, event.Private(ann.ID))
+		h.publish(chat.TypeOnly{Type: chat.EvLogout}, event.Private(ann.ID))
+		cl.nothing()
+	})
 }

@@ -125,6 +125,14 @@ type SessionChannel struct {
 	Member  *chat.Member
 }
 
+// SessionReady is a session found by token with its user (nil when the
+// account has none yet) and the Ready facts of the user asked for.
+type SessionReady struct {
+	Session *chat.Session
+	User    *chat.User
+	Facts   *ReadyFacts
+}
+
 // Sessions keeps logged-in devices.
 type Sessions interface {
 	// InsertSession adds a session; ErrConflict if the token exists.
@@ -142,6 +150,11 @@ type Sessions interface {
 	// before anything else: ErrNotFound when the session is missing; a
 	// missing channel leaves Channel nil.
 	FetchSessionChannelAccess(ctx context.Context, token string, channel chat.ID) (*SessionChannel, error)
+	// FetchSessionReadyFacts is FetchSessionUser(token) and
+	// FetchReadyFacts(user) in one read, for a connection that knows
+	// whose session it is before reading it (the caller checks that the
+	// session is user's): ErrNotFound when the session is missing.
+	FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*SessionReady, error)
 	// FetchSessions lists a user's sessions, oldest first.
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.

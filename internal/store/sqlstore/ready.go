@@ -41,8 +41,43 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 	if err != nil {
 		return nil, err
 	}
+	f, _, err := s.scanReadyFacts(ctx, rows)
+	return f, err
+}
+
+// sessionReadyQuery is readyFactsQuery after a first row (kind -1, so it
+// sorts first) holding the session with a token and its user's document.
+const sessionReadyQuery = `SELECT -1, '', 0, NULL, se.data, u.data, 0 FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?
+	UNION ALL ` + readyFactsQuery
+
+// FetchSessionReadyFacts reads a session with its user and a user's Ready
+// facts with one query: a connect pays one read where it paid two.
+func (s *DB) FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*store.SessionReady, error) {
+	rows, err := s.query(ctx, sessionReadyQuery, token, user, user, user, user, chat.TimeOf(user.Time()).Millis())
+	if err != nil {
+		return nil, err
+	}
+	f, sr, err := s.scanReadyFacts(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	if sr == nil {
+		return nil, store.ErrNotFound
+	}
+	sr.Facts = f
+	return sr, nil
+}
+
+// factSession is the kind of sessionReadyQuery's session row.
+const factSession = -1
+
+// scanReadyFacts reads and closes the rows of readyFactsQuery or
+// sessionReadyQuery, then the channel lists of the servers read; the
+// session row, when there is one, is returned apart.
+func (s *DB) scanReadyFacts(ctx context.Context, rows *sql.Rows) (*store.ReadyFacts, *store.SessionReady, error) {
 	defer rows.Close()
 	f := &store.ReadyFacts{}
+	var sr *store.SessionReady
 	versions := map[chat.ID]int64{}
 	for rows.Next() {
 		var kind int
@@ -50,21 +85,34 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 		var sort, version int64
 		var status, data, serverData sql.NullString
 		if err := rows.Scan(&kind, &id, &sort, &status, &data, &serverData, &version); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch kind {
+		case factSession:
+			se, err := decodeFact[chat.Session](data)
+			if err != nil {
+				return nil, nil, err
+			}
+			sr = &store.SessionReady{Session: se}
+			if serverData.Valid {
+				d, err := decodeFact[chat.UserDoc](serverData)
+				if err != nil {
+					return nil, nil, err
+				}
+				sr.User = d.User()
+			}
 		case factRelationship:
 			f.Relationships = append(f.Relationships, chat.Relationship{ID: chat.ID(id), Status: chat.RelationshipStatus(status.String)})
 		case factPrivate:
 			c, err := decodeFact[chat.Channel](data)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Private = append(f.Private, c)
 		case factMembership:
 			m, err := decodeFact[chat.Member](data)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Memberships = append(f.Memberships, m)
 			if !serverData.Valid {
@@ -72,32 +120,33 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 			}
 			sv, err := decodeFact[chat.Server](serverData)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Servers = append(f.Servers, sv)
 			versions[sv.ID] = version
 		case factEmoji:
 			e, err := decodeFact[chat.Emoji](data)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Emojis = append(f.Emojis, e)
 		case factPolicy:
 			p, err := decodeFact[chat.PolicyChange](data)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.PolicyChanges = append(f.PolicyChanges, *p)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows.Close()
+	var err error
 	if f.Channels, err = s.channelListsAt(ctx, versions); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, sr, nil
 }
 
 // decodeFact decodes a document column.

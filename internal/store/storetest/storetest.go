@@ -820,6 +820,25 @@ func testReadyFacts(t *testing.T, s store.Store) {
 	got, err = s.FetchReadyFacts(c, chat.NewID())
 	must(t, err)
 	same(t, got, &store.ReadyFacts{Channels: map[chat.ID][]*chat.Channel{}, PolicyChanges: []chat.PolicyChange{p1, p2}})
+
+	// With a session and its user in one read: the same facts; no user
+	// before onboarding; an unknown token is not found.
+	se := &chat.Session{ID: chat.NewID(), UserID: me, Token: chat.NewToken(64), Name: "ready"}
+	must(t, s.InsertSession(c, se))
+	sr, err := s.FetchSessionReadyFacts(c, se.Token, me)
+	must(t, err)
+	same(t, sr, &store.SessionReady{Session: se, Facts: want})
+	u := newUser("Ready", "0042")
+	u.ID = me
+	must(t, s.InsertUser(c, u))
+	sr, err = s.FetchSessionReadyFacts(c, se.Token, me)
+	must(t, err)
+	same(t, sr, &store.SessionReady{Session: se, User: u, Facts: want})
+	_, err = s.FetchSessionReadyFacts(c, chat.NewToken(64), me)
+	wantErr(t, err, store.ErrNotFound)
+	must(t, s.DeleteSession(c, se.ID))
+	_, err = s.FetchSessionReadyFacts(c, se.Token, me)
+	wantErr(t, err, store.ErrNotFound)
 }
 
 func sortedByID(cs []*chat.Channel) []*chat.Channel {
