@@ -44,9 +44,8 @@ const defaultStormConns = 10000
 // its holder to answer the takeover; the holder was the killed process,
 // so the gateway answers a full Ready: at once with the streams in the
 // process (the default, they died with it), and with the streams in
-// Redis (--shared-url) at once too once the killed process's mark of
-// life has run out (3 s after it), else after a 2 s wait for its
-// answer.
+// Redis (--shared-url) at once too, since the restarted node removes the
+// killed one's mark of life as it starts (docs/events-resume.md).
 func storm(ctx context.Context, o options, out io.Writer) error {
 	dir, err := os.MkdirTemp("", "ermine-storm-")
 	if err != nil {

@@ -106,6 +106,11 @@ type Options struct {
 	// Handshakes is how many handshakes work at once, the others
 	// waiting their turn (gate.go); one per CPU (GOMAXPROCS) when zero.
 	Handshakes int
+	// Replaces is the node id (see Node) of a gateway known to be gone
+	// that this one replaces, the same server restarted: its mark of
+	// life is removed at once, so resumes of the streams it recorded get
+	// a full Ready without waiting for the mark to run out (resume.go).
+	Replaces string
 }
 
 // Gateway serves events connections. Create it with New, mount it as an
@@ -253,6 +258,11 @@ func New(opts Options) (*Gateway, error) {
 		defer close(g.sweepDone)
 		g.sweepLoop(g.sweepStop)
 	}()
+	if opts.Replaces != "" {
+		if err := g.streams.Beat(g.ctx, opts.Replaces, 0); err != nil {
+			g.log.Warn("events: end the replaced node's beat", "err", err)
+		}
+	}
 	g.beat()
 	g.beatStop, g.beatDone = make(chan struct{}), make(chan struct{})
 	go func() {
@@ -261,6 +271,10 @@ func New(opts Options) (*Gateway, error) {
 	}()
 	return g, nil
 }
+
+// Node returns the gateway's node id, random at each start, which the
+// streams it records name (see Options.Replaces).
+func (g *Gateway) Node() string { return g.node }
 
 // Stats are counters of a gateway's life so far.
 type Stats struct {

@@ -102,3 +102,20 @@ func TestResumeAfterBeats(t *testing.T) {
 	cl = two.reconnect(t, bobToken, "json", id, cl.seq)
 	cl.resumed()
 }
+
+// TestReplacesNode: a gateway that replaces a node (the same server
+// restarted) removes its mark of life at once, and beats itself.
+func TestReplacesNode(t *testing.T) {
+	t.Parallel()
+	streams := resume.NewMemory(nil)
+	if err := streams.Beat(t.Context(), "before", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, gateway.Options{Streams: streams, Replaces: "before"})
+	if alive, _ := streams.Alive(t.Context(), "before"); alive {
+		t.Fatal("the replaced node is still alive")
+	}
+	if alive, _ := streams.Alive(t.Context(), h.gw.Node()); !alive {
+		t.Fatal("the new node is not alive")
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -229,4 +230,55 @@ func describeFile(p string) string {
 		s += ", owned by " + owner
 	}
 	return s
+}
+
+// nodeName is the file in the data directory where the serving process
+// writes its events node id (gateway.Gateway.Node) and holds an
+// exclusive lock on it while it runs: the next server on the directory
+// reads the id of the one before, which, since the lock was free, is no
+// longer running (a lock lasts until its process ends, even by kill -9).
+const nodeName = "ermine.node"
+
+// nodeFile is a claimed nodeName.
+type nodeFile struct{ f *os.File }
+
+// claimNode locks nodeName in dir and returns the node id written there
+// by the process before. When another running server on the same
+// directory holds it, there is nothing to claim: prev is empty and the
+// file is nil (its methods then do nothing).
+func claimNode(dir string) (nf *nodeFile, prev string, err error) {
+	f, err := os.OpenFile(filepath.Join(dir, nodeName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, "", dataDirError(dir, err)
+	}
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, "", nil
+		}
+		return nil, "", fmt.Errorf("data directory %s: lock: %w", dir, err)
+	}
+	b := make([]byte, 64)
+	n, _ := f.ReadAt(b, 0)
+	return &nodeFile{f: f}, string(bytes.TrimSpace(b[:n])), nil
+}
+
+// write replaces the id in the file.
+func (nf *nodeFile) write(id string) error {
+	if nf == nil {
+		return nil
+	}
+	if err := nf.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := nf.f.WriteAt([]byte(id+"\n"), 0)
+	return err
+}
+
+// close releases the lock.
+func (nf *nodeFile) close() error {
+	if nf == nil {
+		return nil
+	}
+	return nf.f.Close()
 }

@@ -149,3 +149,42 @@ func TestDiskUploadsOnSeveralNodes(t *testing.T) {
 		}
 	}
 }
+
+// The node file hands the id of the server before to the next one, and
+// nothing while a server on the same directory holds it.
+func TestClaimNode(t *testing.T) {
+	dir := t.TempDir()
+	first, prev, err := claimNode(dir)
+	if err != nil || first == nil || prev != "" {
+		t.Fatalf("first claim = %v, %q, %v", first, prev, err)
+	}
+	if err := first.write("node-one"); err != nil {
+		t.Fatal(err)
+	}
+	// Locks of one file opened twice conflict within a process too.
+	other, prev, err := claimNode(dir)
+	if err != nil || other != nil || prev != "" {
+		t.Fatalf("claim while held = %v, %q, %v", other, prev, err)
+	}
+	if err := other.write("x"); err != nil || other.close() != nil {
+		t.Fatal("a nil node file does something")
+	}
+	if err := first.close(); err != nil {
+		t.Fatal(err)
+	}
+	next, prev, err := claimNode(dir)
+	if err != nil || next == nil || prev != "node-one" {
+		t.Fatalf("claim after = %v, %q, %v", next, prev, err)
+	}
+	if err := next.write("n2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := next.close(); err != nil {
+		t.Fatal(err)
+	}
+	last, prev, _ := claimNode(dir)
+	t.Cleanup(func() { _ = last.close() })
+	if prev != "n2" {
+		t.Fatalf("a shorter id left %q", prev)
+	}
+}

@@ -227,15 +227,25 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		Root: rootObject(cfg, public), APIURL: public.APIURL, BodyLimit: cfg.Limits.BodyBytes,
 	})
 
+	// The events node this process replaces, if it served on this data
+	// directory before and has stopped (datadir.go, nodeName).
+	node, replaces, err := claimNode(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, node.close)
 	gw, err := gateway.New(gateway.Options{App: s.App, Bus: s.bus, Log: log,
 		Keepalive: cfg.Gateway.Keepalive, SendQueue: cfg.Gateway.SendQueue, MaxPacket: cfg.Gateway.MaxPacket,
 		SendBuffer:  cfg.Gateway.SendBuffer,
 		AuthTimeout: cfg.Gateway.AuthTimeout, UnauthenticatedPerIP: cfg.Gateway.UnauthenticatedPerIP,
-		Streams: state.Streams})
+		Streams: state.Streams, Replaces: replaces})
 	if err != nil {
 		return nil, err
 	}
 	s.gateway = gw
+	if err := node.write(gw.Node()); err != nil {
+		log.Warn("write the events node id", "err", err)
+	}
 
 	// Upload bodies are spooled on the data disk, not a RAM-backed /tmp.
 	spool := filepath.Join(cfg.Data, "tmp")
