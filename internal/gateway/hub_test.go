@@ -69,3 +69,62 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestHubSwap moves topics from one connection to another in place: the
+// bus hears of nothing, each topic keeps its other followers (in the
+// slice and in the map), and a swap of a topic the old connection does
+// not follow changes nothing.
+func TestHubSwap(t *testing.T) {
+	sub := &recordingSub{}
+	h := newHub()
+	h.sub = sub
+	old, c := &conn{}, &conn{}
+	others := make([]*conn, followersInSlice+1) // "crowd" keeps them in a map
+	for i := range others {
+		others[i] = &conn{}
+		if err := h.add(others[i], "crowd"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.add(old, "a", "b", "crowd", "keep", "own"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.add(c, "own", "res"); err != nil {
+		t.Fatal(err)
+	}
+	subscribed := len(sub.added)
+	followers := func(topic string) []*conn { return h.followers(nil, topic) }
+
+	if h.swap(old, c, []string{"a", "missing"}) {
+		t.Fatal("swap of a topic old does not follow succeeded")
+	}
+	if !slices.Equal(old.topics, []string{"a", "b", "crowd", "keep", "own"}) || !slices.Equal(c.topics, []string{"own", "res"}) {
+		t.Fatalf("after a failed swap: old %q, c %q", old.topics, c.topics)
+	}
+	if !h.swap(old, c, []string{"a", "b", "crowd", "own"}) {
+		t.Fatal("swap failed")
+	}
+	if !slices.Equal(old.topics, []string{"keep"}) || !slices.Equal(c.topics, []string{"a", "b", "crowd", "own", "res"}) {
+		t.Fatalf("after the swap: old %q, c %q", old.topics, c.topics)
+	}
+	for _, topic := range []string{"a", "b", "own"} {
+		if got := followers(topic); !slices.Equal(got, []*conn{c}) {
+			t.Fatalf("%q followed by %d connections, want c alone", topic, len(got))
+		}
+	}
+	crowd := followers("crowd")
+	if len(crowd) != len(others)+1 || !slices.Contains(crowd, c) || slices.Contains(crowd, old) {
+		t.Fatalf("crowd: %d followers, c in it %v, old in it %v", len(crowd), slices.Contains(crowd, c), slices.Contains(crowd, old))
+	}
+	if got := followers("keep"); !slices.Equal(got, []*conn{old}) {
+		t.Fatal("keep lost old")
+	}
+	if len(sub.added) != subscribed {
+		t.Fatalf("the swap subscribed %q", sub.added[subscribed:])
+	}
+	// A connection that has left takes nothing.
+	old.gone = true // as removeAll leaves it
+	if h.swap(old, c, []string{"keep"}) {
+		t.Fatal("swap from a connection that left succeeded")
+	}
+}

@@ -418,10 +418,12 @@ func (c *conn) takeover(in *incoming) {
 	case "prepare":
 		r.prepared = c.copyScope()
 		// A new connection on this node gets the scope handed over in
-		// memory; the stream records only that it was prepared.
+		// memory (the same copy: the seal only reads r.prepared, and the
+		// new connection changes its scope only once the seal is
+		// answered); the stream records only that it was prepared.
 		scope := ""
 		if hv := c.g.localHandover(event.Resume(r.id), p.Nonce); hv != nil {
-			hv.give(c.copyScope())
+			hv.give(c, r.prepared)
 		} else {
 			scope = c.scope()
 		}
@@ -575,15 +577,40 @@ type handover struct {
 	nonce string
 	acks  chan string
 
-	mu    sync.Mutex
-	scope *scopeCopy // given by a holder on this node
+	mu     sync.Mutex
+	scope  *scopeCopy // given by a holder on this node
+	holder *conn      // that holder
+	// A takeover from a holder on this node moves the holder's topics to
+	// the new connection (conn) where dispatch meets the seal request
+	// (noteTakeover): frames before it go to the holder, which records
+	// them, and frames after it to the new connection. Swapped reports
+	// that the move was made.
+	conn    *conn
+	topics  []string
+	swapped bool
 }
 
-// give hands the holder's scope over in memory.
-func (hv *handover) give(sc *scopeCopy) {
+// give hands the scope of holder, a connection on this node, over in
+// memory.
+func (hv *handover) give(holder *conn, sc *scopeCopy) {
 	hv.mu.Lock()
-	hv.scope = sc
+	hv.scope, hv.holder = sc, holder
 	hv.mu.Unlock()
+}
+
+// swapAtSeal asks dispatch to move topics from the holder to c when it
+// meets the seal request.
+func (hv *handover) swapAtSeal(c *conn, topics []string) {
+	hv.mu.Lock()
+	hv.conn, hv.topics = c, topics
+	hv.mu.Unlock()
+}
+
+// wasSwapped reports whether the holder's topics were moved.
+func (hv *handover) wasSwapped() bool {
+	hv.mu.Lock()
+	defer hv.mu.Unlock()
+	return hv.swapped
 }
 
 // given returns the scope a holder on this node gave, or nil.
@@ -615,6 +642,14 @@ func (g *Gateway) noteTakeover(topic string, in *incoming) {
 	g.mu.Unlock()
 	var p takeover
 	if hv == nil || json.Unmarshal(in.frame.JSON, &p) != nil || p.Nonce != hv.nonce {
+		return
+	}
+	if p.Step == "seal" {
+		hv.mu.Lock()
+		if hv.holder != nil && hv.conn != nil && !hv.swapped {
+			hv.swapped = g.hub.swap(hv.holder, hv.conn, hv.topics)
+		}
+		hv.mu.Unlock()
 		return
 	}
 	if p.Step == "prepared" || p.Step == "sealed" {
@@ -719,7 +754,8 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	var servers idMap[[]chat.ID]
 	var channels idMap[chat.ID]
 	var users idMap[struct{}]
-	if sc := hv.given(); sc != nil {
+	sc := hv.given()
+	if sc != nil {
 		servers, channels, users = sc.servers, sc.channels, sc.users
 	} else if servers, channels, users, ok = parseScope(h.Scope); !ok {
 		return undo()
@@ -748,8 +784,15 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 		for _, e := range servers.entries {
 			topics = append(topics, event.Members(e.id))
 		}
+		slices.Sort(topics)
 	}
-	if err := g.hub.add(c, topics...); err != nil {
+	if sc != nil {
+		// The holder is on this node: its topics become this
+		// connection's where dispatch meets the seal request, in place
+		// of this connection following them all beside it until the
+		// holder leaves them.
+		hv.swapAtSeal(c, topics)
+	} else if err := g.hub.add(c, topics...); err != nil {
 		return undo()
 	}
 	if err := g.publishTakeover(q.id, "seal", nonce, me); err != nil {
@@ -757,6 +800,9 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	}
 	if !c.awayFromGate(func() bool { return waitAck(hv, "sealed", timer) }) {
 		return undo()
+	}
+	if sc != nil && !hv.wasSwapped() {
+		return undo() // the holder had left some of them: not intact
 	}
 	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Sealed != nonce || !h.Intact || q.after > h.Last {
 		return undo()
