@@ -765,21 +765,21 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	c.servers, c.channels, c.users = servers, channels, users
 	c.sections = nil
 	c.mu.Unlock()
-	// The three lists are sorted by id, as topics are: merged, they
-	// need no sort in hub.add (a bot's member topics are added unsorted).
-	userTopics := make([]string, 0, len(users.entries))
-	for _, e := range users.entries {
-		userTopics = append(userTopics, event.Of(e.id))
+	// The three lists are sorted by id, as topics are: merged in one
+	// walk, they need no sort (a bot's member topics are added and
+	// sorted after).
+	topics := make([]string, 0, len(users.entries)+len(servers.entries)+len(channels.entries))
+	us, ss, cs := users.entries, servers.entries, channels.entries
+	for len(us)+len(ss)+len(cs) > 0 {
+		switch {
+		case len(us) > 0 && (len(ss) == 0 || us[0].id < ss[0].id) && (len(cs) == 0 || us[0].id < cs[0].id):
+			topics, us = append(topics, event.Of(us[0].id)), us[1:]
+		case len(ss) > 0 && (len(cs) == 0 || ss[0].id < cs[0].id):
+			topics, ss = append(topics, event.Of(ss[0].id)), ss[1:]
+		default:
+			topics, cs = append(topics, event.Of(cs[0].id)), cs[1:]
+		}
 	}
-	serverTopics := make([]string, 0, len(servers.entries))
-	for _, e := range servers.entries {
-		serverTopics = append(serverTopics, event.Of(e.id))
-	}
-	channelTopics := make([]string, 0, len(channels.entries))
-	for _, e := range channels.entries {
-		channelTopics = append(channelTopics, event.Of(e.id))
-	}
-	topics := mergeSorted(mergeSorted(userTopics, serverTopics), channelTopics)
 	if caller.IsBot() {
 		for _, e := range servers.entries {
 			topics = append(topics, event.Members(e.id))
