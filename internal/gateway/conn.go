@@ -185,7 +185,7 @@ func (c *conn) onClose() {
 	c.early = nil
 	c.mu.Unlock()
 	if c.authenticated() {
-		c.g.app.UserDisconnected(c.g.ctx, c.me())
+		c.g.userDisconnected(c.me())
 	}
 	c.g.unregister(c)
 }

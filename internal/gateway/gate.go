@@ -3,6 +3,8 @@ package gateway
 import (
 	"runtime"
 	"sync"
+
+	"ermine/internal/chat"
 )
 
 // A handshake (authentication, Ready built and encoded, topics followed;
@@ -18,6 +20,12 @@ import (
 // on something other than the CPU (the holder of a stream it resumes)
 // leaves the gate meanwhile and, coming back, goes before those that
 // have not started yet.
+//
+// A closing connection's presence (the user may have gone offline, which
+// reads the user and tells the others) passes the gate too: when
+// thousands of sockets drop at once, their closes would otherwise take
+// every database connection and the API's requests would wait behind
+// them for one.
 //
 // A connection waiting at the gate or in its handshake is exempt from
 // the authentication and keepalive deadlines (keepalive.go): it waits
@@ -81,4 +89,11 @@ func (g *gate) waiting() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.back) + len(g.fresh)
+}
+
+// userDisconnected counts one connection of user's less, through the gate.
+func (g *Gateway) userDisconnected(user chat.ID) {
+	g.gate.enter(false)
+	defer g.gate.leave()
+	g.app.UserDisconnected(g.ctx, user)
 }

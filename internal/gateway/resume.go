@@ -333,7 +333,7 @@ func (c *conn) holdForResume() bool {
 	}
 	r.heldAt.Store(time.Now().UnixNano())
 	g.unregister(c)
-	g.app.UserDisconnected(g.ctx, c.me())
+	g.userDisconnected(c.me())
 	c.pending.Add(1)
 	c.push(job{f: c.startHold})
 	return true
