@@ -67,6 +67,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if probeSubcommand(ctx) {
+		return
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
@@ -74,6 +77,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ermine-fanout:", err)
 		os.Exit(1)
 	}
+}
+
+// probeSubcommand runs the probe-api subcommand when the arguments name
+// it (the storm starts it; tests of the storm start their own binary
+// so), reporting whether they did.
+func probeSubcommand(ctx context.Context) bool {
+	if len(os.Args) != 3 || os.Args[1] != probeCommand {
+		return false
+	}
+	if err := probeAPI(ctx, os.Args[2], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ermine-fanout probe-api:", err)
+		os.Exit(1)
+	}
+	return true
 }
 
 // options are the command's flags.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +12,15 @@ import (
 	"testing"
 	"time"
 )
+
+// TestMain lets the storm's API prober, which starts this executable
+// with probe-api, run in the test binary.
+func TestMain(m *testing.M) {
+	if probeSubcommand(context.Background()) {
+		return
+	}
+	os.Exit(m.Run())
+}
 
 func TestParseBounds(t *testing.T) {
 	tests := []struct {

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,7 +36,9 @@ const defaultStormConns = 10000
 //     it answers.
 //
 // During each round --storm-messages messages are posted, and an API
-// prober starts a GET /users/@me every 10 ms and times it. A round reports how long until every
+// prober, a process of its own (probe-api) so that its requests do not
+// wait behind the 10,000 clients' readers in this process's scheduler,
+// starts a GET /users/@me every 10 ms and times it. A round reports how long until every
 // client had Ready or Resumed, how many resumed, the server's CPU, the
 // prober's latency, and the messages lost: a resumed client must have
 // every message posted after the drop (live or replayed); a client
@@ -170,13 +176,10 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 	ctx, cancel := context.WithTimeout(ctx, o.stormTimeout)
 	defer cancel()
 	deadline := time.Now().Add(o.stormTimeout)
-	stopProbe := make(chan struct{})
-	var probeWG sync.WaitGroup
-	probeWG.Add(1)
-	go func() {
-		defer probeWG.Done()
-		r.probe, r.probeErrors = probe(ctx, addr, w.users[0].Token, stopProbe)
-	}()
+	prober, err := startProber(ctx, addr, w.users[0].Token)
+	if err != nil {
+		return r, fmt.Errorf("API prober: %w", err)
+	}
 	start := time.Now()
 	n := o.stormMessages
 	postStart := make([]time.Time, n)
@@ -212,8 +215,11 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 	}
 	r.back = time.Since(start)
 	sendWG.Wait()
-	close(stopProbe)
-	probeWG.Wait()
+	var perr error
+	r.probe, r.probeErrors, perr = prober.finish()
+	if err == nil && perr != nil {
+		err = fmt.Errorf("API prober: %w", perr)
+	}
 	if err != nil {
 		return r, err
 	}
@@ -258,13 +264,133 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 	return r, nil
 }
 
+// probeCommand is the subcommand that runs the API prober in a process
+// of its own: ermine-fanout probe-api ADDR reads the session token from
+// its standard input's first line, opens warmConns keep-alive
+// connections to the API and prints "ready", probes until its standard
+// input ends, then prints the latency of each answer in microseconds,
+// one per line, and last "failed N".
+const probeCommand = "probe-api"
+
+// warmConns is how many connections the prober opens before the storm:
+// an API client keeps its connections (a proxy in front of the node
+// does), and a new one would wait in the listener's accept queue behind
+// the storm's thousand dialers.
+const warmConns = 8
+
+// probeAPI is the probe-api subcommand.
+func probeAPI(ctx context.Context, addr string, in io.Reader, out io.Writer) error {
+	r := bufio.NewReader(in)
+	token, err := r.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("reading the token: %w", err)
+	}
+	token = strings.TrimSpace(token)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	var wg sync.WaitGroup
+	errs := make(chan error, warmConns)
+	for range warmConns {
+		wg.Go(func() {
+			if _, err := getMe(ctx, client, addr, token); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(out, "ready"); err != nil {
+		return err
+	}
+	stop := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		close(stop)
+	}()
+	lat, failed := probe(ctx, client, addr, token, stop)
+	w := bufio.NewWriter(out)
+	for _, d := range lat {
+		fmt.Fprintln(w, d.Microseconds())
+	}
+	fmt.Fprintln(w, "failed", failed)
+	return w.Flush()
+}
+
+// prober is a probe-api process of this executable.
+type prober struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+// startProber starts a prober and returns once its connections are open.
+func startProber(ctx context.Context, addr, token string) (*prober, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p := &prober{cmd: exec.CommandContext(ctx, self, probeCommand, addr)}
+	p.cmd.Stderr = os.Stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.out = bufio.NewReader(stdout)
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(p.stdin, token+"\n"); err != nil {
+		_, _, _ = p.finish() // the error said is the start's
+		return nil, err
+	}
+	if line, err := p.out.ReadString('\n'); err != nil || line != "ready\n" {
+		_, _, _ = p.finish()
+		return nil, fmt.Errorf("probe-api did not start (%q, %v)", line, err)
+	}
+	return p, nil
+}
+
+// finish stops the prober and returns what it measured.
+func (p *prober) finish() ([]time.Duration, int, error) {
+	p.stdin.Close()
+	var lat []time.Duration
+	failed := -1
+	var perr error
+	sc := bufio.NewScanner(p.out)
+	for sc.Scan() {
+		line := sc.Text()
+		var err error
+		if n, ok := strings.CutPrefix(line, "failed "); ok {
+			failed, err = strconv.Atoi(n)
+		} else {
+			var us int64
+			us, err = strconv.ParseInt(line, 10, 64)
+			lat = append(lat, time.Duration(us)*time.Microsecond)
+		}
+		if err != nil && perr == nil {
+			perr = fmt.Errorf("probe-api printed %q", line)
+		}
+	}
+	if err := p.cmd.Wait(); err != nil {
+		return nil, 0, err
+	}
+	if perr == nil && failed < 0 {
+		perr = errors.New("probe-api printed no count of failures")
+	}
+	return lat, failed, perr
+}
+
 // probe starts GET /users/@me every 10 ms until stop, whether or not
 // earlier ones answered (open loop, at most 64 in flight: a tick with as
 // many under way counts as a failure), and returns the latencies of the
 // answers and the number of failures.
-func probe(ctx context.Context, addr, token string, stop <-chan struct{}) ([]time.Duration, int) {
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	defer client.CloseIdleConnections()
+func probe(ctx context.Context, client *http.Client, addr, token string, stop <-chan struct{}) ([]time.Duration, int) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	failed := 0
@@ -276,17 +402,7 @@ func probe(ctx context.Context, addr, token string, stop <-chan struct{}) ([]tim
 		defer wg.Done()
 		defer func() { <-inFlight }()
 		t := time.Now()
-		ok := false
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/users/@me", nil)
-		if err == nil {
-			req.Header.Set("X-Session-Token", token)
-			var res *http.Response
-			if res, err = client.Do(req); err == nil {
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				ok = res.StatusCode == http.StatusOK
-			}
-		}
+		ok, _ := getMe(ctx, client, addr, token)
 		mu.Lock()
 		defer mu.Unlock()
 		if ok {
@@ -315,6 +431,25 @@ func probe(ctx context.Context, addr, token string, stop <-chan struct{}) ([]tim
 	}
 	wg.Wait()
 	return lat, failed
+}
+
+// getMe sends GET /users/@me and reports whether it answered 200.
+func getMe(ctx context.Context, client *http.Client, addr, token string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/users/@me", nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("X-Session-Token", token)
+	res, err := client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("GET /users/@me: %s", res.Status)
+	}
+	return true, nil
 }
 
 // history reads the channel's last 100 messages and returns the
