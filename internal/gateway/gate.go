@@ -65,6 +65,20 @@ func (g *gate) enter(again bool) {
 	<-ch
 }
 
+// enterFor queues admit as a caller coming back (see enter) and closes
+// it when the place is its: a caller waiting on something else hands
+// admit over when that comes, so that it wakes once, holding a place.
+func (g *gate) enterFor(admit chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0 {
+		g.free--
+		close(admit)
+		return
+	}
+	g.back = append(g.back, admit)
+}
+
 // leave gives the place up, to the longest waiting caller if any.
 func (g *gate) leave() {
 	g.mu.Lock()

@@ -44,3 +44,42 @@ func TestGateOrder(t *testing.T) {
 		t.Fatalf("%d free places, want 1", g.free)
 	}
 }
+
+// A place taken with enterFor is given as one coming back: at once when
+// one is free, else before those that have not started.
+func TestGateEnterFor(t *testing.T) {
+	g := newGate(1)
+	now := make(chan struct{})
+	g.enterFor(now)
+	select {
+	case <-now:
+	default:
+		t.Fatal("enterFor did not take the free place")
+	}
+	fresh := make(chan struct{})
+	go func() {
+		g.enter(false)
+		close(fresh)
+	}()
+	deadline := time.Now().Add(3 * time.Second)
+	for g.waiting() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the fresh caller did not queue")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	back := make(chan struct{})
+	g.enterFor(back)
+	g.leave()
+	select {
+	case <-back:
+	case <-fresh:
+		t.Fatal("a fresh caller went before one coming back")
+	}
+	g.leave()
+	<-fresh
+	g.leave()
+	if g.free != 1 {
+		t.Fatalf("%d free places, want 1", g.free)
+	}
+}

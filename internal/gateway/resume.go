@@ -575,7 +575,17 @@ func (g *Gateway) publishTakeover(id, step, nonce string, user chat.ID) error {
 // waits on acks for the holder's answers.
 type handover struct {
 	nonce string
-	acks  chan string
+
+	// The holder's answers (prepared, sealed) as noteTakeover meets
+	// them, and the connection waiting for one of them outside the gate
+	// (awaitAck): want, and admit, which noteTakeover hands to the gate
+	// when the answer comes so that the connection wakes once, holding
+	// its place again, rather than once for the answer and once more for
+	// the gate. During a reconnect storm those wakes were a good part of
+	// the goroutines the API's requests waited behind.
+	answered map[string]bool
+	want     string
+	admit    chan struct{}
 
 	mu     sync.Mutex
 	scope  *scopeCopy // given by a holder on this node
@@ -653,26 +663,49 @@ func (g *Gateway) noteTakeover(topic string, in *incoming) {
 		return
 	}
 	if p.Step == "prepared" || p.Step == "sealed" {
-		select {
-		case hv.acks <- p.Step:
-		default:
+		hv.mu.Lock()
+		hv.answered[p.Step] = true
+		var admit chan struct{}
+		if hv.admit != nil && hv.want == p.Step {
+			admit, hv.admit = hv.admit, nil
+		}
+		hv.mu.Unlock()
+		if admit != nil {
+			g.gate.enterFor(admit)
 		}
 	}
 }
 
-// waitAck waits for the holder's answer step, for at most resumeWait.
-func waitAck(hv *handover, step string, timer *time.Timer) bool {
-	timer.Reset(resumeWait)
-	for {
-		select {
-		case got := <-hv.acks:
-			if got == step {
-				return true
-			}
-		case <-timer.C:
-			return false
-		}
+// awaitAck waits, outside the handshake gate, for the holder's answer
+// step, for at most resumeWait, and comes back into the gate either way;
+// it reports whether the answer came. The answer queues the connection
+// at the gate (noteTakeover), so it wakes once, with its place.
+func (c *conn) awaitAck(hv *handover, step string, timer *time.Timer) bool {
+	admit := make(chan struct{})
+	hv.mu.Lock()
+	if hv.answered[step] {
+		hv.mu.Unlock()
+		return true // keeps its place
 	}
+	hv.want, hv.admit = step, admit
+	hv.mu.Unlock()
+	c.g.gate.leave()
+	timer.Reset(resumeWait)
+	select {
+	case <-admit:
+		return true
+	case <-timer.C:
+	}
+	hv.mu.Lock()
+	queued := hv.admit == nil // the answer came as the time ran out
+	hv.want, hv.admit = "", nil
+	hv.mu.Unlock()
+	if queued {
+		<-admit
+		return true
+	}
+	c.g.gate.enter(true)
+	return false
 }
 
 // resumeFrom takes the stream q.id over for the connection, whose user's
@@ -725,7 +758,7 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	}
 	topic := event.Resume(q.id)
 	nonce := rand.Text()
-	hv := &handover{nonce: nonce, acks: make(chan string, 2)}
+	hv := &handover{nonce: nonce, answered: map[string]bool{}}
 	g.mu.Lock()
 	g.handovers[topic] = hv
 	g.mu.Unlock()
@@ -745,7 +778,7 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "prepare", nonce, me); err != nil {
 		return undo()
 	}
-	if !c.awayFromGate(func() bool { return waitAck(hv, "prepared", timer) }) {
+	if !c.awaitAck(hv, "prepared", timer) {
 		return undo()
 	}
 	if h, ok, err = g.streams.Fetch(g.ctx, q.id); err != nil || !ok || h.Prepared != nonce {
@@ -798,7 +831,7 @@ func (c *conn) resumeFrom(caller *app.Caller, q resumeQuery) bool {
 	if err := g.publishTakeover(q.id, "seal", nonce, me); err != nil {
 		return undo()
 	}
-	if !c.awayFromGate(func() bool { return waitAck(hv, "sealed", timer) }) {
+	if !c.awaitAck(hv, "sealed", timer) {
 		return undo()
 	}
 	if sc != nil && !hv.wasSwapped() {
@@ -889,7 +922,8 @@ func (c *conn) sealSeen(topic, nonce string) bool {
 }
 
 // awayFromGate runs wait, which waits on something other than the CPU
-// (the holder's answer, the bus), outside the handshake gate (gate.go).
+// (the bus), outside the handshake gate (gate.go). The holder's answers
+// are waited for by awaitAck.
 func (c *conn) awayFromGate(wait func() bool) bool {
 	c.g.gate.leave()
 	defer c.g.gate.enter(true)
