@@ -115,6 +115,7 @@ type options struct {
 	stormMessages int
 	stormTimeout  time.Duration
 	stormDialers  int
+	stormTrace    string
 
 	// Other servers under the same load (make compare).
 	target     string
@@ -178,6 +179,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.stormMessages, "storm-messages", 10, "storm: messages posted while the clients reconnect, each round")
 	fs.DurationVar(&o.stormTimeout, "storm-timeout", 2*time.Minute, "storm: longest wait for every client to be back, each round")
 	fs.IntVar(&o.stormDialers, "storm-dialers", 1000, "storm: reconnects under way at once")
+	fs.StringVar(&o.stormTrace, "storm-trace", "", "storm: save an execution trace of the server's first 2 s of the drop round (with resume) to this file")
 	fs.IntVar(&o.nodes, "nodes", 1, "ermine processes sharing the load (more than 1 needs --database and --bus)")
 	fs.StringVar(&o.database, "database", "", "PostgreSQL server URL; each run seeds a fresh database there and drops it (default: SQLite)")
 	fs.StringVar(&o.bus, "bus", "", "event bus of several nodes: nats or redis")

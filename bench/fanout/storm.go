@@ -210,6 +210,18 @@ func stormRound(ctx context.Context, o options, addr string, w *world, rec *reco
 		if !fresh {
 			user0, sys0, _ = servers.cpu()
 		}
+		if o.stormTrace != "" && !fresh && resume == "" {
+			// The first two seconds of the drop round, where the API
+			// waits longest (go tool trace, or golang.org/x/exp/trace).
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if err := servers[0].saveProfile(ctx, "trace?seconds=2", o.stormTrace); err != nil {
+					fmt.Fprintln(os.Stderr, "ermine-fanout: --storm-trace:", err)
+				}
+			}()
+			defer func() { <-done }()
+		}
 		// The clients retry until the node answers.
 		err = redial(ctx, addr, w, rec, clients, o.stormDialers, resume, deadline)
 	}
