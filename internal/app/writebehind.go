@@ -74,13 +74,10 @@ func newLastSeen(s store.Store, log logFunc) *batch.Coalescer[chat.ID, chat.Time
 const maxWriteBatch = 128
 
 // newMessageWriter stores plain new messages (no uploads, no mentions) by
-// group commit: one transaction per batch of concurrent sends, with as
-// many batches in flight as the store commits side by side (on
-// PostgreSQL, one batch at a time left the sends waiting on each
-// commit's round trip with the CPU half idle).
+// group commit: one transaction per batch of concurrent sends.
 func newMessageWriter(s store.Store) *batch.GroupCommit[*chat.Message] {
 	return &batch.GroupCommit[*chat.Message]{Max: maxWriteBatch, Timeout: 30 * time.Second,
-		Parallel: s.Writers(), One: s.InsertMessage, All: s.InsertMessages}
+		One: s.InsertMessage, All: s.InsertMessages}
 }
 
 // sendState is what sending a message needs beside the store: nonces

@@ -16,13 +16,6 @@ import (
 type GroupCommit[T any] struct {
 	// Max bounds how many values one batch carries.
 	Max int
-	// Parallel is how many batches may be written at once (1 when zero):
-	// an engine that commits concurrent transactions side by side
-	// (PostgreSQL, which also flushes their WAL together) keeps several
-	// in flight, so a batch need not wait for the one before it to
-	// commit; a single-writer engine (SQLite) gains nothing from more
-	// than one, only smaller batches.
-	Parallel int
 	// Timeout bounds one batch's write (30 s when zero); it runs detached
 	// from the caller that leads it, since it writes other callers'
 	// values too.
@@ -35,7 +28,7 @@ type GroupCommit[T any] struct {
 
 	mu      sync.Mutex
 	pending []*request[T]
-	leaders int // batches being written; at Parallel, new requests wait for a turn
+	busy    bool // a leader is writing; new requests wait for a turn
 }
 
 // request is one value waiting to be stored.
@@ -49,8 +42,8 @@ type request[T any] struct {
 func (g *GroupCommit[T]) Write(v T) error {
 	req := &request[T]{v: v, done: make(chan error, 1), lead: make(chan struct{})}
 	g.mu.Lock()
-	if g.leaders >= max(g.Parallel, 1) {
-		g.pending = append(g.pending, req)
+	g.pending = append(g.pending, req)
+	if g.busy {
 		g.mu.Unlock()
 		select {
 		case err := <-req.done:
@@ -58,30 +51,24 @@ func (g *GroupCommit[T]) Write(v T) error {
 		case <-req.lead:
 		}
 	} else {
-		g.leaders++
+		g.busy = true
 		g.mu.Unlock()
 	}
-	// This request leads: it writes its value and what is pending, then
-	// hands the lead to the oldest request that queued meanwhile, or
-	// releases it. A request handed the lead leaves pending at once, so
-	// no other leader's batch takes its value.
+	// This request leads: write what is pending, then hand the lead to
+	// the oldest request that queued meanwhile, or release it.
 	// Yielding once first lets requests that are about to arrive join
 	// this batch, so a busy node commits less often.
 	runtime.Gosched()
 	g.mu.Lock()
-	n := min(len(g.pending), max(g.Max, 1)-1)
-	batch := append(make([]*request[T], 0, n+1), req)
-	batch = append(batch, g.pending[:n]...)
-	g.pending = g.pending[n:]
+	batch := g.pending[:min(len(g.pending), max(g.Max, 1))]
+	g.pending = g.pending[len(batch):]
 	g.mu.Unlock()
 	g.write(batch)
 	g.mu.Lock()
 	if len(g.pending) > 0 {
-		next := g.pending[0]
-		g.pending = g.pending[1:]
-		close(next.lead)
+		close(g.pending[0].lead)
 	} else {
-		g.leaders--
+		g.busy = false
 	}
 	g.mu.Unlock()
 	return <-req.done

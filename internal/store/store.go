@@ -62,10 +62,6 @@ type Store interface {
 	// Nested calls run inside the outer transaction.
 	InTx(ctx context.Context, fn func(Store) error) error
 
-	// Writers is how many write transactions the engine commits side by
-	// side: 1 for a single-writer engine, whose writes queue for one lock.
-	Writers() int
-
 	// Ping checks the store can be reached.
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.

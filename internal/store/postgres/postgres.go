@@ -22,9 +22,6 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// maxConns bounds each node's connections to the database.
-const maxConns = 16
-
 // Open connects to the database at url (postgres://...), applies pending
 // migrations and returns the store.
 func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
@@ -32,8 +29,8 @@ func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db.SetMaxOpenConns(maxConns)
-	db.SetMaxIdleConns(maxConns)
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -72,10 +69,7 @@ func HasSchema(ctx context.Context, url string) (bool, error) {
 }
 
 var dialect = &sqlstore.Dialect{
-	Name: "postgres",
-	// Concurrent transactions commit side by side, their WAL flushed
-	// together; a quarter of the pool leaves room for reads.
-	Writers:    maxConns / 4,
+	Name:       "postgres",
 	Numbered:   true,
 	IsConflict: isConflict,
 	LockRows:   " FOR UPDATE",

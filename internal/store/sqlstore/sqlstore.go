@@ -31,9 +31,6 @@ import (
 type Dialect struct {
 	// Name names the engine in errors ("sqlite", "postgres").
 	Name string
-	// Writers is how many write transactions the engine commits side by
-	// side (1 when zero: a single writer).
-	Writers int
 	// Numbered says placeholders are $1, $2 ... instead of ?.
 	Numbered bool
 	// IsConflict reports whether err is a uniqueness violation.
@@ -196,9 +193,6 @@ func (s *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 }
 
 var _ store.Store = (*DB)(nil)
-
-// Writers is how many write transactions the engine commits side by side.
-func (s *DB) Writers() int { return max(s.d.Writers, 1) }
 
 // Ping checks both pools.
 func (s *DB) Ping(ctx context.Context) error {

@@ -59,7 +59,6 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Imports", testImports},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
-		{"Writers", testWriters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1400,43 +1399,6 @@ func testConcurrentWrites(t *testing.T, s store.Store) {
 	got, err := s.FetchMessage(c, m.ID)
 	must(t, err)
 	same(t, len(got.Reactions["👍"]), workers)
-}
-
-// testWriters checks what Writers promises: with more than one, a write
-// transaction commits while another is still open (the group commit of
-// new messages keeps that many batches in flight).
-func testWriters(t *testing.T, s store.Store) {
-	c := ctx(t)
-	n := s.Writers()
-	if n < 1 {
-		t.Fatalf("Writers() = %d, want at least 1", n)
-	}
-	if n == 1 {
-		return
-	}
-	channel := chat.NewID()
-	second := make(chan error, 1)
-	err := s.InTx(c, func(tx store.Store) error {
-		if err := tx.InsertMessage(c, &chat.Message{ID: chat.NewID(), Channel: channel, Author: chat.NewID(), Content: ptr("first")}); err != nil {
-			return err
-		}
-		go func() {
-			second <- s.InsertMessages(c, []*chat.Message{
-				{ID: chat.NewID(), Channel: channel, Author: chat.NewID(), Content: ptr("second")},
-				{ID: chat.NewID(), Channel: channel, Author: chat.NewID(), Content: ptr("third")},
-			})
-		}()
-		select {
-		case err := <-second:
-			return err
-		case <-time.After(10 * time.Second):
-			return fmt.Errorf("Writers() = %d, but a write waited 10 s for an open transaction", n)
-		}
-	})
-	must(t, err)
-	got, err := s.FetchMessages(c, store.MessageQuery{Channel: channel, Limit: 10})
-	must(t, err)
-	same(t, len(got), 3)
 }
 
 func testPlatform(t *testing.T, s store.Store) {
