@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 
 	"ermine/internal/gateway"
 	"ermine/internal/pubsub/nats"
-	"ermine/internal/store/sqlite"
 )
 
 // TestTwoNodesOverNATS runs two gateways sharing a store and a NATS bus:
@@ -21,11 +19,7 @@ func TestTwoNodesOverNATS(t *testing.T) {
 	opts.Port = -1
 	srv := test.RunServer(&opts)
 	t.Cleanup(srv.Shutdown)
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newStore(t)
 	prefix := "ermt." + strconv.FormatInt(time.Now().UnixNano(), 36) + "."
 	var nodes [2]*harness
 	for i := range nodes {

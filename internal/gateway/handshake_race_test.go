@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"net/url"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,9 +12,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/event"
 	"ermine/internal/gateway"
-	"ermine/internal/pubsub/inproc"
 	"ermine/internal/store"
-	"ermine/internal/store/sqlite"
 )
 
 // hookStore runs before once, the first time Ready reads the user's
@@ -32,37 +29,43 @@ func (s *hookStore) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.R
 	return s.Store.FetchReadyFacts(ctx, user)
 }
 
+// friendRequest returns a hook that stores and publishes other's friend
+// request to me: run inside the handshake, after Ready read nothing yet
+// of it and before the connection is live.
+func friendRequest(t *testing.T, h *harness, st store.Store, me chat.ID, other *chat.User) func() {
+	return func() {
+		if err := st.SetRelationship(context.Background(), me, other.ID, chat.RelationIncoming); err != nil {
+			t.Error(err)
+		}
+		h.publish(chat.UserRelationshipEvent{Type: chat.EvUserRelationship, ID: me, User: other,
+			Status: chat.RelationIncoming}, event.Private(me))
+	}
+}
+
+// expectFriendRequest reads Authenticated, Ready and then the friend
+// request from other.
+func expectFriendRequest(t *testing.T, cl *client, other chat.ID) {
+	t.Helper()
+	cl.expect("Authenticated")
+	cl.expect("Ready")
+	p := cl.expect(chat.EvUserRelationship)
+	if p["status"] != string(chat.RelationIncoming) || p["user"].(map[string]any)["_id"] != string(other) {
+		t.Fatalf("UserRelationship = %v", p)
+	}
+}
+
 // webclient.md item 2: a UserRelationship published while a connection is
 // being set up (after authentication, while Ready is built) reaches it,
 // after Ready.
 func TestRelationshipDuringHandshake(t *testing.T) {
-	sq, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sq.Close() })
-	bus := inproc.New(0)
-	t.Cleanup(func() { bus.Close() })
+	sq, bus := newStore(t), newBus(t)
 	hs := &hookStore{Store: sq}
 	h := newNode(t, hs, bus, gateway.Options{})
 	me, token := h.user("ann")
 	other, _ := h.user("bo")
-	hs.before = func() {
-		// Bo's friend request lands now: stored after Ready read nothing
-		// yet of it, published before the connection is live.
-		if err := sq.SetRelationship(context.Background(), me.ID, other.ID, chat.RelationIncoming); err != nil {
-			t.Error(err)
-		}
-		h.publish(chat.UserRelationshipEvent{Type: chat.EvUserRelationship, ID: me.ID, User: other,
-			Status: chat.RelationIncoming}, event.Private(me.ID))
-	}
+	hs.before = friendRequest(t, h, sq, me.ID, other)
 	cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
-	cl.expect("Authenticated")
-	cl.expect("Ready")
-	p := cl.expect(chat.EvUserRelationship)
-	if p["status"] != string(chat.RelationIncoming) || p["user"].(map[string]any)["_id"] != string(other.ID) {
-		t.Fatalf("UserRelationship = %v", p)
-	}
+	expectFriendRequest(t, cl, other.ID)
 }
 
 // hintStore is hookStore for a connection whose token was seen before,
@@ -84,36 +87,19 @@ func (s *hintStore) FetchSessionReadyFacts(ctx context.Context, token string, us
 // in one read, after following its user's topics: a UserRelationship
 // published meanwhile reaches it after Ready, as on a first connection.
 func TestRelationshipDuringHintedHandshake(t *testing.T) {
-	sq, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sq.Close() })
-	bus := inproc.New(0)
-	t.Cleanup(func() { bus.Close() })
+	sq, bus := newStore(t), newBus(t)
 	hs := &hintStore{Store: sq}
 	h := newNode(t, hs, bus, gateway.Options{})
 	me, token := h.user("ann")
 	other, _ := h.user("bo")
-	hs.before = func() {
-		if err := sq.SetRelationship(context.Background(), me.ID, other.ID, chat.RelationIncoming); err != nil {
-			t.Error(err)
-		}
-		h.publish(chat.UserRelationshipEvent{Type: chat.EvUserRelationship, ID: me.ID, User: other,
-			Status: chat.RelationIncoming}, event.Private(me.ID))
-	}
+	hs.before = friendRequest(t, h, sq, me.ID, other)
 	first, _ := h.connect(t, token, "json")
 	first.c.Close(websocket.StatusNormalClosure, "")
 	if n := hs.reads.Load(); n != 0 {
 		t.Fatalf("first connection: %d reads of session and facts together, want 0", n)
 	}
 	cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
-	cl.expect("Authenticated")
-	cl.expect("Ready")
-	p := cl.expect(chat.EvUserRelationship)
-	if p["status"] != string(chat.RelationIncoming) || p["user"].(map[string]any)["_id"] != string(other.ID) {
-		t.Fatalf("UserRelationship = %v", p)
-	}
+	expectFriendRequest(t, cl, other.ID)
 	if n := hs.reads.Load(); n != 1 {
 		t.Fatalf("second connection: %d reads of session and facts together, want 1", n)
 	}

@@ -43,14 +43,25 @@ type harness struct {
 
 func newHarness(t testing.TB, opts gateway.Options) *harness {
 	t.Helper()
+	return newNode(t, newStore(t), newBus(t), opts)
+}
+
+// newStore opens a SQLite store in a temporary directory for the test.
+func newStore(t testing.TB) store.Store {
+	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// newBus starts an in-process bus for the test.
+func newBus(t testing.TB) pubsub.Bus {
 	bus := inproc.New(0)
 	t.Cleanup(func() { bus.Close() })
-	return newNode(t, st, bus, opts)
+	return bus
 }
 
 // newNode starts a gateway over a given store and bus; several nodes

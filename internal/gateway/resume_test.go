@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"ermine/internal/pubsub/nats"
 	"ermine/internal/redistest"
 	"ermine/internal/resume"
-	"ermine/internal/store/sqlite"
 
 	"crypto/rand"
 	"os"
@@ -231,11 +229,7 @@ func TestResumeAcrossNodes(t *testing.T) {
 	opts.Port = -1
 	srv := test.RunServer(&opts)
 	t.Cleanup(srv.Shutdown)
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newStore(t)
 	var streams resume.Streams = resume.NewMemory(nil)
 	if os.Getenv("ERMINE_TEST_REDIS") != "" {
 		streams = resume.NewRedis(redistest.Client(t), "ermine-test:resume:"+rand.Text()+":")

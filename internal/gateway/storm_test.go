@@ -2,15 +2,12 @@ package gateway_test
 
 import (
 	"net/url"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"ermine/internal/gateway"
-	"ermine/internal/pubsub/inproc"
 	"ermine/internal/resume"
-	"ermine/internal/store/sqlite"
 )
 
 // TestHandshakeWaitsAtGate: with one handshake at a time, a connection
@@ -85,13 +82,7 @@ func TestResumeNodeGone(t *testing.T) {
 // first beat would have run out.
 func TestResumeAfterBeats(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ermine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	bus := inproc.New(0)
-	t.Cleanup(func() { bus.Close() })
+	st, bus := newStore(t), newBus(t)
 	streams := resume.NewMemory(nil)
 	one := newNode(t, st, bus, gateway.Options{Streams: streams})
 	two := newNode(t, st, bus, gateway.Options{Streams: streams})
