@@ -30,6 +30,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
 	"time"
@@ -57,6 +59,7 @@ type options struct {
 	duration   time.Duration
 	cpuProfile string
 	trace      string
+	memProfile string
 }
 
 // maxDuration bounds a send run; the load generator never runs unbounded.
@@ -74,6 +77,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.rate, "rate", 0, "messages per second to offer (open loop); 0 sends as fast as answers come (closed loop)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long to send, at most 2m")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a profile of the run's allocations (seeding and sending; go tool pprof -sample_index=alloc_space) to this file")
 	fs.StringVar(&o.trace, "trace", "", "write an execution trace of the send phase to this file (go tool trace: where requests wait)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -113,6 +117,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer trace.Stop()
+	}
+	if o.memProfile != "" {
+		f, err := os.Create(o.memProfile)
+		if err != nil {
+			return err
+		}
+		runtime.MemProfileRate = 4096
+		defer func() {
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fmt.Fprintln(out, "allocation profile:", err)
+			}
+			f.Close()
+		}()
 	}
 	return sendLoad(ctx, n, o, out)
 }
