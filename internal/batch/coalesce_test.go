@@ -45,17 +45,16 @@ func TestCoalescer(t *testing.T) {
 		t.Fatalf("Pending = %d, want 3", n)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for c.Pending() != 0 || len(written) < 3 {
+	flushed := func() bool { // written is read under mu: the timer's flush writes it
+		mu.Lock()
+		defer mu.Unlock()
+		return len(written) == 3
+	}
+	for !flushed() {
 		if time.Now().After(deadline) {
 			t.Fatal("the timer never flushed")
 		}
 		time.Sleep(5 * time.Millisecond)
-		mu.Lock()
-		n := len(written)
-		mu.Unlock()
-		if n == 3 {
-			break
-		}
 	}
 	mu.Lock()
 	if want := map[string]int{"a": 5, "b": 1, "c": 7}; len(written) != 3 || written["a"] != 5 || written["b"] != 1 || written["c"] != 7 {
