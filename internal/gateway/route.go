@@ -412,12 +412,25 @@ func (c *conn) recompute(server chat.ID, in *incoming, roles []chat.ID) []byte {
 // joinServer follows a server the user joined (or created): the server,
 // its member list for bots, and the channels the user may view.
 func (c *conn) joinServer(server chat.ID) {
-	v, err := c.g.app.ViewServer(c.g.ctx, c.caller.User, server)
-	if err != nil {
-		c.g.log.Error("events: view joined server", "server", server, "err", err)
-		return
+	// The server's own topic is followed before the server is read: the
+	// client may act on the server as soon as the HTTP answer that made
+	// it a member comes (create a channel in it, say), and a frame
+	// published on a topic this node does not follow yet is lost.
+	// Frames that come meanwhile wait in this connection's queue behind
+	// the ServerCreate being routed, so they are routed once the server
+	// is known.
+	known := c.isMember(server)
+	if !known {
+		c.follow(event.Of(server))
 	}
-	if v.Member == nil {
+	v, err := c.g.app.ViewServer(c.g.ctx, c.caller.User, server)
+	if err != nil || v.Member == nil {
+		if err != nil {
+			c.g.log.Error("events: view joined server", "server", server, "err", err)
+		}
+		if !known {
+			c.unfollow(event.Of(server))
+		}
 		return
 	}
 	topics := []string{event.Of(server)}
