@@ -49,34 +49,31 @@ func newGate(n int) *gate { return &gate{free: n} }
 // enter waits for a place; again reports that the caller held one
 // before in the same handshake and goes first.
 func (g *gate) enter(again bool) {
-	g.mu.Lock()
-	if g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0 {
-		g.free--
-		g.mu.Unlock()
-		return
-	}
 	ch := make(chan struct{})
-	if again {
-		g.back = append(g.back, ch)
-	} else {
-		g.fresh = append(g.fresh, ch)
-	}
-	g.mu.Unlock()
+	g.admit(ch, again)
 	<-ch
 }
 
 // enterFor queues admit as a caller coming back (see enter) and closes
 // it when the place is its: a caller waiting on something else hands
 // admit over when that comes, so that it wakes once, holding a place.
-func (g *gate) enterFor(admit chan struct{}) {
+func (g *gate) enterFor(admit chan struct{}) { g.admit(admit, true) }
+
+// admit closes ch at once when a place is free and nobody waits, or
+// queues it (first among those coming back, when again) to be closed by
+// leave.
+func (g *gate) admit(ch chan struct{}, again bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0 {
+	switch {
+	case g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0:
 		g.free--
-		close(admit)
-		return
+		close(ch)
+	case again:
+		g.back = append(g.back, ch)
+	default:
+		g.fresh = append(g.fresh, ch)
 	}
-	g.back = append(g.back, admit)
 }
 
 // leave gives the place up, to the longest waiting caller if any.
