@@ -90,11 +90,12 @@ func storm(ctx context.Context, o options, out io.Writer) error {
 	send := newSender([]string{srv.Addr}, w, o.content)
 	lost := 0
 
-	// Round 1: every socket drops at once; the node stays up.
-	r, err := stormRound(ctx, o, srv.Addr, w, rec, clients, send, 0, "", func() (cluster, bool, error) {
+	// Rounds 1 and 2: every socket drops at once; the node stays up.
+	dropAll := func() (cluster, bool, error) {
 		drop(clients)
 		return cluster{srv}, false, nil
-	})
+	}
+	r, err := stormRound(ctx, o, srv.Addr, w, rec, clients, send, 0, "", dropAll)
 	if err != nil {
 		return fmt.Errorf("drop round: %w", err)
 	}
@@ -102,10 +103,7 @@ func storm(ctx context.Context, o options, out io.Writer) error {
 	lost += r.lost
 
 	// Round 2: the same without resume.
-	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, o.stormMessages, "1", func() (cluster, bool, error) {
-		drop(clients)
-		return cluster{srv}, false, nil
-	})
+	r, err = stormRound(ctx, o, srv.Addr, w, rec, clients, send, o.stormMessages, "1", dropAll)
 	if err != nil {
 		return fmt.Errorf("drop round without resume: %w", err)
 	}
