@@ -77,23 +77,19 @@ func LockDataDir(dir string, exclusive bool) (release func() error, err error) {
 	if err != nil {
 		abs = dir
 	}
-	f, err := os.OpenFile(filepath.Join(abs, lockName), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, dataDirError(abs, err)
-	}
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	if err := flock(f, how|syscall.LOCK_NB); err != nil {
-		f.Close()
+	f, err := openLocked(abs, lockName, how)
+	if err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			if exclusive {
 				return nil, fmt.Errorf("data directory %s: %w by a running server or ermine command; stop it first", abs, ErrDataDirInUse)
 			}
 			return nil, fmt.Errorf("data directory %s: %w by ermine restore; wait for it to finish", abs, ErrDataDirInUse)
 		}
-		return nil, fmt.Errorf("data directory %s: lock: %w", abs, err)
+		return nil, err
 	}
 	return f.Close, nil // closing the file releases the lock
 }
@@ -121,15 +117,27 @@ const servingName = "ermine.serving"
 // holdServing takes the shared lock on servingName for a serving
 // process.
 func holdServing(dir string) (func() error, error) {
-	f, err := os.OpenFile(filepath.Join(dir, servingName), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLocked(dir, servingName, syscall.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	return f.Close, nil
+}
+
+// openLocked opens (creating it) the file name in the data directory dir
+// and takes the lock how on it without waiting. A lock held elsewhere
+// is an error that errors.Is syscall.EWOULDBLOCK; the lock lasts until
+// the file is closed or the process ends.
+func openLocked(dir, name string, how int) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, dataDirError(dir, err)
 	}
-	if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := flock(f, how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("data directory %s: lock: %w", dir, err)
 	}
-	return f.Close, nil
+	return f, nil
 }
 
 // flock retries an interrupted flock.
@@ -247,16 +255,12 @@ type nodeFile struct{ f *os.File }
 // directory holds it, there is nothing to claim: prev is empty and the
 // file is nil (its methods then do nothing).
 func claimNode(dir string) (nf *nodeFile, prev string, err error) {
-	f, err := os.OpenFile(filepath.Join(dir, nodeName), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, "", dataDirError(dir, err)
+	f, err := openLocked(dir, nodeName, syscall.LOCK_EX)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, "", nil
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, "", nil
-		}
-		return nil, "", fmt.Errorf("data directory %s: lock: %w", dir, err)
+	if err != nil {
+		return nil, "", err
 	}
 	b := make([]byte, 64)
 	n, _ := f.ReadAt(b, 0)
