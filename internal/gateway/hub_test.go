@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"crypto/rand"
 	"slices"
+	"strings"
 	"testing"
 
+	"ermine/internal/chat"
+	"ermine/internal/event"
 	"ermine/internal/pubsub"
 )
 
@@ -126,5 +130,46 @@ func TestHubSwap(t *testing.T) {
 	old.gone = true // as removeAll leaves it
 	if h.swap(old, c, []string{"keep"}) {
 		t.Fatal("swap from a connection that left succeeded")
+	}
+}
+
+// BenchmarkHubSwap is the hub's part of a resume from a held connection
+// on the same node, for a user in 10,000 channels: the holder follows
+// them and the user's own topics and stream, which the new connection
+// already follows. Each op is one swap, back and forth. The topics
+// swapped are copies of those followed, so that comparing them reads
+// their bytes.
+func BenchmarkHubSwap(b *testing.B) {
+	const n = 10_000
+	h := newHub()
+	h.sub = &recordingSub{}
+	old, c := &conn{}, &conn{}
+	me := chat.NewID()
+	own := []string{event.Private(me), event.Of(me), event.Resume(rand.Text())}
+	followed := make([]string, n)
+	for i := range followed {
+		followed[i] = event.Of(chat.NewID())
+	}
+	slices.Sort(followed)
+	topics := make([]string, n)
+	for i, t := range followed {
+		topics[i] = strings.Clone(t)
+	}
+	if err := h.add(old, append(followed, own...)...); err != nil {
+		b.Fatal(err)
+	}
+	if err := h.add(c, own...); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		from, to := old, c
+		if i%2 == 1 {
+			from, to = c, old
+		}
+		if !h.swap(from, to, topics) {
+			b.Fatal("swap failed")
+		}
 	}
 }
