@@ -82,10 +82,11 @@ type conn struct {
 	// handshake (gate.go); the deadlines wait for it.
 	handshaking atomic.Bool
 
-	// topics (sorted) and gone belong to the hub and are guarded by
-	// hub.mu.
-	topics []string
-	gone   bool
+	// follower, topics (sorted) and gone belong to the hub and are
+	// guarded by hub.mu.
+	follower *follower
+	topics   []string
+	gone     bool
 
 	// An idle connection holds only what routing needs: what is rarely
 	// used (member-list subscriptions, the UserUpdate ring) is allocated

@@ -28,64 +28,87 @@ func newHub() *hub {
 	return &hub{topics: make(map[string]*followers)}
 }
 
+// follower stands for a connection in the follower sets. Each
+// connection has its own, made when it first follows a topic, and
+// dispatch reads conn under hub.mu. The indirection lets a resume hand
+// all of a held connection's topics to the new connection at once, by
+// pointing the holder's follower at it, where otherwise it would change
+// one set per topic (see swap).
+type follower struct {
+	conn *conn
+}
+
+// followerOf returns c's follower, making it on first use. h.mu must be
+// held.
+func (h *hub) followerOf(c *conn) *follower {
+	if c.follower == nil {
+		c.follower = &follower{conn: c}
+	}
+	return c.follower
+}
+
 // followers is the set of local connections following one topic. Most
 // topics (a user's own, a small server's) have one or a few followers:
 // they are kept in a slice, and in a map only past followersInSlice.
 type followers struct {
-	few  []*conn
-	many map[*conn]struct{}
+	few  []*follower
+	many map[*follower]struct{}
 }
 
 const followersInSlice = 16
 
-func (f *followers) add(c *conn) {
-	if f.many != nil {
-		f.many[c] = struct{}{}
+func (s *followers) add(f *follower) {
+	if s.many != nil {
+		s.many[f] = struct{}{}
 		return
 	}
-	if len(f.few) < followersInSlice {
-		f.few = append(f.few, c)
+	if len(s.few) < followersInSlice {
+		s.few = append(s.few, f)
 		return
 	}
-	f.many = make(map[*conn]struct{}, 2*followersInSlice)
-	for _, d := range f.few {
-		f.many[d] = struct{}{}
+	s.many = make(map[*follower]struct{}, 2*followersInSlice)
+	for _, d := range s.few {
+		s.many[d] = struct{}{}
 	}
-	f.many[c] = struct{}{}
-	f.few = nil
+	s.many[f] = struct{}{}
+	s.few = nil
 }
 
-func (f *followers) remove(c *conn) {
-	if f.many != nil {
-		delete(f.many, c)
+func (s *followers) remove(f *follower) {
+	if s.many != nil {
+		delete(s.many, f)
 		return
 	}
-	if i := slices.Index(f.few, c); i >= 0 {
-		last := len(f.few) - 1
-		f.few[i] = f.few[last]
-		f.few[last] = nil
-		f.few = f.few[:last]
-	}
-}
-
-// replace puts c in old's place; old is a follower.
-func (f *followers) replace(old, c *conn) {
-	if f.many != nil {
-		delete(f.many, old)
-		f.many[c] = struct{}{}
-		return
-	}
-	if i := slices.Index(f.few, old); i >= 0 {
-		f.few[i] = c
+	if i := slices.Index(s.few, f); i >= 0 {
+		last := len(s.few) - 1
+		s.few[i] = s.few[last]
+		s.few[last] = nil
+		s.few = s.few[:last]
 	}
 }
 
-func (f *followers) len() int { return len(f.few) + len(f.many) }
+// replace puts f in old's place; old is a follower.
+func (s *followers) replace(old, f *follower) {
+	if s.many != nil {
+		delete(s.many, old)
+		s.many[f] = struct{}{}
+		return
+	}
+	if i := slices.Index(s.few, old); i >= 0 {
+		s.few[i] = f
+	}
+}
 
-func (f *followers) appendTo(buf []*conn) []*conn {
-	buf = append(buf, f.few...)
-	for c := range f.many {
-		buf = append(buf, c)
+func (s *followers) len() int { return len(s.few) + len(s.many) }
+
+// appendTo appends the followers' connections to buf. hub.mu must be
+// held.
+func (s *followers) appendTo(buf []*conn) []*conn {
+	for _, f := range s.few {
+		buf = append(buf, f.conn)
+	}
+	for f := range s.many {
+		buf = append(buf, f.conn)
 	}
 	return buf
 }
@@ -125,6 +148,7 @@ func (h *hub) add(c *conn, topics ...string) error {
 		slices.Sort(added)
 	}
 	added = slices.Compact(added)
+	f := h.followerOf(c)
 	for _, t := range added {
 		set := h.topics[t]
 		if set == nil {
@@ -132,7 +156,7 @@ func (h *hub) add(c *conn, topics ...string) error {
 			h.topics[t] = set
 			fresh = append(fresh, t)
 		}
-		set.add(c)
+		set.add(f)
 	}
 	c.topics = mergeSorted(c.topics, added)
 	h.mu.Unlock()
@@ -182,7 +206,7 @@ func (h *hub) removeAll(c *conn) error {
 	var stale []string
 	for _, t := range c.topics {
 		set := h.topics[t]
-		set.remove(c)
+		set.remove(c.follower)
 		if set.len() == 0 {
 			delete(h.topics, t)
 			stale = append(stale, t)
@@ -207,7 +231,7 @@ func (h *hub) unlink(c *conn, topics []string) []string {
 		}
 		c.topics = slices.Delete(c.topics, i, i+1)
 		set := h.topics[t]
-		set.remove(c)
+		set.remove(c.follower)
 		if set.len() == 0 {
 			delete(h.topics, t)
 			stale = append(stale, t)
@@ -249,6 +273,7 @@ func (h *hub) swap(old, c *conn, topics []string) bool {
 		return false
 	}
 	// c's list (a few topics of its own) and topics merged in one walk.
+	from, to := old.follower, h.followerOf(c)
 	merged := make([]string, 0, len(c.topics)+len(topics))
 	mine := c.topics
 	for _, t := range topics {
@@ -257,10 +282,10 @@ func (h *hub) swap(old, c *conn, topics []string) bool {
 		}
 		set := h.topics[t]
 		if len(mine) > 0 && mine[0] == t {
-			set.remove(old) // c follows it already, and stays
+			set.remove(from) // c follows it already, and stays
 			continue
 		}
-		set.replace(old, c)
+		set.replace(from, to)
 		merged = append(merged, t)
 	}
 	old.topics = kept
