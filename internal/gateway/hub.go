@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
 	"ermine/internal/pubsub"
@@ -184,6 +183,24 @@ func mergeSorted(a, b []string) []string {
 	return append(out, b...)
 }
 
+// union returns the sorted lists a and b, each of distinct strings,
+// merged into one of distinct strings.
+func union(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
+}
+
 // remove makes c stop following topics.
 func (h *hub) remove(c *conn, topics ...string) error {
 	h.busMu.Lock()
@@ -245,26 +262,31 @@ func (h *hub) unlink(c *conn, topics []string) []string {
 // subscription. It reports false, changing nothing, when old does not
 // follow every one of them or either has left. Dispatch may call it.
 //
-// It is what a resume from a connection on the same node costs per
-// topic (thousands for a user of many servers): one map lookup, and
-// walks of sorted lists rather than searches.
+// It is what a resume from a connection on the same node costs, for a
+// user of thousands of topics. In a resume, old follows topics and a few
+// of its own (the user's and the stream's), which c follows already:
+// then c takes old's follower and old c's, and only the sets of those
+// few topics change (see adopt). Otherwise each of topics costs one map
+// lookup.
 func (h *hub) swap(old, c *conn, topics []string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old.gone || c.gone || !slices.IsSorted(topics) {
+	if old.gone || c.gone {
 		return false
 	}
-	// topics must be a subset of old.topics; old keeps the rest.
+	// topics must be a subset of old.topics; old keeps the rest. The
+	// walk also finds topics unsorted: each must be met after the one
+	// before it in old's sorted list.
 	kept := make([]string, 0, max(len(old.topics)-len(topics), 0))
 	i := 0
 	for _, t := range old.topics {
 		if i < len(topics) {
-			switch cmp := strings.Compare(topics[i], t); {
-			case cmp < 0:
-				return false // not followed by old
-			case cmp == 0:
+			switch u := topics[i]; {
+			case u == t:
 				i++
 				continue
+			case u < t:
+				return false // not followed by old, or topics unsorted
 			}
 		}
 		kept = append(kept, t)
@@ -272,8 +294,20 @@ func (h *hub) swap(old, c *conn, topics []string) bool {
 	if i < len(topics) {
 		return false
 	}
-	// c's list (a few topics of its own) and topics merged in one walk.
+	if len(kept)+len(c.topics) < len(topics) {
+		h.adopt(old, c, topics, kept)
+	} else {
+		h.swapEach(old, c, topics)
+	}
+	old.topics = kept
+	return true
+}
+
+// swapEach moves topics, which old follows, to c one set at a time, and
+// sets c's list; swap sets old's. h.mu must be held.
+func (h *hub) swapEach(old, c *conn, topics []string) {
 	from, to := old.follower, h.followerOf(c)
+	// c's list (a few topics of its own) and topics merged in one walk.
 	merged := make([]string, 0, len(c.topics)+len(topics))
 	mine := c.topics
 	for _, t := range topics {
@@ -288,9 +322,49 @@ func (h *hub) swap(old, c *conn, topics []string) bool {
 		set.replace(from, to)
 		merged = append(merged, t)
 	}
-	old.topics = kept
 	c.topics = append(merged, mine...)
-	return true
+}
+
+// adopt makes c follow topics, old's list less kept, by exchanging the
+// two connections' followers: c's becomes old's, now pointing at c, and
+// old's becomes c's, pointing at old. Only the sets of kept and of c's
+// own topics are then put right, so the cost is in their number, not in
+// that of topics. It sets c's list; swap sets old's. h.mu must be held.
+func (h *hub) adopt(old, c *conn, topics, kept []string) {
+	a, b := old.follower, h.followerOf(c)
+	a.conn, b.conn = c, old
+	c.follower, old.follower = a, b
+	// Walk kept and c's topics together. A topic in both keeps both
+	// connections, each through its new follower: nothing to do.
+	all := true // c's topics are all in old's list, kept all in c's
+	ks, mine := kept, c.topics
+	for len(ks) > 0 || len(mine) > 0 {
+		switch {
+		case len(mine) == 0 || len(ks) > 0 && ks[0] < mine[0]:
+			// Old keeps it and c does not follow it.
+			h.topics[ks[0]].replace(a, b)
+			ks = ks[1:]
+			all = false
+		case len(ks) == 0 || mine[0] < ks[0]:
+			// c follows it; old too unless it was not in old's list.
+			if _, ok := slices.BinarySearch(old.topics, mine[0]); ok {
+				h.topics[mine[0]].remove(b)
+			} else {
+				h.topics[mine[0]].replace(b, a)
+				all = false
+			}
+			mine = mine[1:]
+		default:
+			ks, mine = ks[1:], mine[1:]
+		}
+	}
+	if all {
+		// c's list is then old's: taken as it is, not copied (old's
+		// becomes kept).
+		c.topics = old.topics
+		return
+	}
+	c.topics = union(topics, c.topics)
 }
 
 // followers appends the connections following topic to buf.

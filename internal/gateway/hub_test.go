@@ -11,15 +11,36 @@ import (
 	"ermine/internal/pubsub"
 )
 
-// recordingSub is a subscription that records the topics added to it.
+// recordingSub is a subscription that records the topics added to and
+// removed from it.
 type recordingSub struct {
 	pubsub.Subscription
-	added []string
+	added, removed []string
 }
 
 func (s *recordingSub) Add(topics ...string) error {
 	s.added = append(s.added, topics...)
 	return nil
+}
+
+func (s *recordingSub) Remove(topics ...string) error {
+	s.removed = append(s.removed, topics...)
+	return nil
+}
+
+// subscribed returns the topics added and not removed since, each as
+// many times as it was added less removed.
+func (s *recordingSub) subscribed() map[string]int {
+	n := map[string]int{}
+	for _, t := range s.added {
+		n[t]++
+	}
+	for _, t := range s.removed {
+		if n[t]--; n[t] == 0 {
+			delete(n, t)
+		}
+	}
+	return n
 }
 
 // TestHubAddKeepsTopicsSorted adds topics in order, out of order, with
@@ -131,6 +152,312 @@ func TestHubSwap(t *testing.T) {
 	if h.swap(old, c, []string{"keep"}) {
 		t.Fatal("swap from a connection that left succeeded")
 	}
+}
+
+// checkHub checks that each connection of want follows exactly the
+// topics given for it, and so does dispatch: it reaches each follower of
+// a topic once and no one else (not a connection that handed the topic
+// over). The bus subscription holds exactly the topics followed.
+func checkHub(t *testing.T, h *hub, sub *recordingSub, want map[*conn][]string) {
+	t.Helper()
+	followed := map[string]int{} // topic → followers wanted
+	for c, topics := range want {
+		if !slices.Equal(c.topics, topics) {
+			t.Fatalf("a connection's list is %q, want %q", c.topics, topics)
+		}
+		for _, topic := range topics {
+			followed[topic]++
+		}
+	}
+	h.mu.RLock()
+	inHub := len(h.topics)
+	h.mu.RUnlock()
+	if inHub != len(followed) {
+		t.Fatalf("the hub holds %d topics, want %d", inHub, len(followed))
+	}
+	for topic, n := range followed {
+		got := h.followers(nil, topic)
+		if len(got) != n {
+			t.Fatalf("dispatch of %q reaches %d connections, want %d", topic, len(got), n)
+		}
+		for c, topics := range want {
+			_, wanted := slices.BinarySearch(topics, topic)
+			if k := countOf(got, c); k != btoi(wanted) {
+				t.Fatalf("dispatch of %q reaches a connection %d times, want %d", topic, k, btoi(wanted))
+			}
+		}
+	}
+	subscribed := sub.subscribed()
+	if len(subscribed) != len(followed) {
+		t.Fatalf("subscribed to %d topics, want the %d followed", len(subscribed), len(followed))
+	}
+	for topic, n := range subscribed {
+		if n != 1 || followed[topic] == 0 {
+			t.Fatalf("subscribed %d times to %q, followed by %d", n, topic, followed[topic])
+		}
+	}
+}
+
+func countOf(cs []*conn, c *conn) int {
+	n := 0
+	for _, d := range cs {
+		if d == c {
+			n++
+		}
+	}
+	return n
+}
+
+// numbered returns the topics prefix00 to prefix(n-1).
+func numbered(prefix string, n int) []string {
+	topics := make([]string, n)
+	for i := range topics {
+		topics[i] = prefix + string(rune('0'+i/10)) + string(rune('0'+i%10))
+	}
+	return topics
+}
+
+// sortedUnion returns the lists joined, sorted and without repeats.
+func sortedUnion(lists ...[]string) []string {
+	var all []string
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// TestHubSwapCases swaps topics between two connections in the shapes a
+// resume meets: the holder's whole list, its list less its own few
+// topics (the new connection following those already), the new
+// connection following some of the topics or others; a part of the
+// list, which is moved one topic at a time; and swaps that must change
+// nothing. Others follow some of the topics, in a slice or (crowd) in a
+// map. Afterwards dispatch reaches each follower once, the holder's
+// leaving does not touch the new connection's follows, and the new
+// connection's leaving unsubscribes what no one else follows.
+func TestHubSwapCases(t *testing.T) {
+	channels := numbered("ch", 40) // the user's channels, "ch00" to "ch39"
+	own := []string{"me", "me!private", "stream!resume"}
+	tests := []struct {
+		name           string
+		old, c, topics []string
+		ok             bool
+		adopt          bool   // the whole list changes hands (swap's O(1) path)
+		left           string // "old" or "c": that one has left before the swap
+	}{
+		{name: "resume", old: sortedUnion(channels, own), c: own, topics: channels, ok: true, adopt: true},
+		{name: "all of old's", old: channels, topics: channels, ok: true, adopt: true},
+		{name: "all of old's, c following some", old: channels, c: []string{"ch05", "ch39", "zz"}, topics: channels, ok: true, adopt: true},
+		{
+			name:   "old keeping some, c following some of them and others",
+			old:    sortedUnion(channels, []string{"crowd", "crowd-kept", "keep", "keep-both"}),
+			c:      []string{"ch03", "crowd", "keep-both", "mine"},
+			topics: sortedUnion(channels[:35], []string{"crowd"}), ok: true, adopt: true,
+		},
+		{name: "part", old: sortedUnion(channels, own), c: own, topics: channels[5:15], ok: true},
+		{name: "part, c following some", old: channels, c: []string{"ch07", "zz"}, topics: channels[:12], ok: true},
+		{name: "missing", old: channels, c: own, topics: []string{"ch00", "ch01", "ch01x", "ch02"}},
+		{name: "unsorted", old: channels, c: own, topics: []string{"ch01", "ch00", "ch02"}},
+		{name: "repeated", old: channels, c: own, topics: []string{"ch00", "ch00", "ch01"}},
+		{name: "old gone", old: sortedUnion(channels, own), c: own, topics: channels, left: "old"},
+		{name: "c gone", old: sortedUnion(channels, own), c: own, topics: channels, left: "c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sub := &recordingSub{}
+			h := newHub()
+			h.sub = sub
+			old, c := &conn{}, &conn{}
+			want := map[*conn][]string{}
+			follow := func(d *conn, topics ...string) {
+				t.Helper()
+				if err := h.add(d, topics...); err != nil {
+					t.Fatal(err)
+				}
+				want[d] = sortedUnion(want[d], topics)
+			}
+			// A crowd (held in a map) and one other (in a slice) follow
+			// some of the topics.
+			crowd := make([]*conn, followersInSlice+1)
+			for i := range crowd {
+				crowd[i] = &conn{}
+				follow(crowd[i], "ch00", "crowd", "crowd-kept", "ch20")
+			}
+			other := &conn{}
+			follow(other, "ch01", "keep-both", "mine", "zz", "me")
+			follow(old, tt.old...)
+			if len(tt.c) > 0 {
+				follow(c, tt.c...)
+			}
+			switch tt.left {
+			case "old":
+				if err := h.removeAll(old); err != nil {
+					t.Fatal(err)
+				}
+				delete(want, old)
+			case "c":
+				if err := h.removeAll(c); err != nil {
+					t.Fatal(err)
+				}
+				delete(want, c)
+			}
+			checkHub(t, h, sub, want)
+			before := c.follower
+			oldFollower := old.follower
+
+			if got := h.swap(old, c, slices.Clone(tt.topics)); got != tt.ok {
+				t.Fatalf("swap reported %v, want %v", got, tt.ok)
+			}
+			if !tt.ok {
+				if c.follower != before || old.follower != oldFollower {
+					t.Fatal("a swap that failed exchanged followers")
+				}
+				checkHub(t, h, sub, want) // nothing changed
+				return
+			}
+			if adopted := c.follower == oldFollower; adopted != tt.adopt {
+				t.Fatalf("c took old's follower: %v, want %v", adopted, tt.adopt)
+			}
+			kept := slices.DeleteFunc(slices.Clone(want[old]), func(s string) bool {
+				_, ok := slices.BinarySearch(tt.topics, s)
+				return ok
+			})
+			want[c] = sortedUnion(want[c], tt.topics)
+			want[old] = kept
+			if len(kept) == 0 {
+				want[old] = []string{}
+			}
+			checkHub(t, h, sub, want)
+
+			// The holder leaves: c keeps every topic.
+			if err := h.removeAll(old); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, old)
+			checkHub(t, h, sub, want)
+			if h.swap(old, c, nil) || h.swap(c, old, want[c][:1]) {
+				t.Fatal("a swap with a connection that left succeeded")
+			}
+			checkHub(t, h, sub, want)
+
+			// c leaves; then the others: nothing is left.
+			if err := h.removeAll(c); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, c)
+			checkHub(t, h, sub, want)
+			for d := range want {
+				if err := h.removeAll(d); err != nil {
+					t.Fatal(err)
+				}
+				delete(want, d)
+			}
+			checkHub(t, h, sub, want)
+		})
+	}
+}
+
+// TestHubSwapChain resumes a connection again and again, each time from
+// the connection the last resume made, as a client whose network keeps
+// dropping does; followers change hands each time. Between resumes the
+// connection follows and leaves topics of its own.
+func TestHubSwapChain(t *testing.T) {
+	sub := &recordingSub{}
+	h := newHub()
+	h.sub = sub
+	channels := numbered("ch", 30)
+	own := []string{"me", "me!private", "stream!resume"}
+	holder := &conn{}
+	if err := h.add(holder, sortedUnion(channels, own)...); err != nil {
+		t.Fatal(err)
+	}
+	other := &conn{}
+	if err := h.add(other, "ch00", "me"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[*conn][]string{holder: sortedUnion(channels, own), other: {"ch00", "me"}}
+	checkHub(t, h, sub, want)
+	for i := range 6 {
+		c := &conn{}
+		if err := h.add(c, own...); err != nil {
+			t.Fatal(err)
+		}
+		want[c] = own
+		topics := slices.Clone(want[holder])
+		topics = slices.DeleteFunc(topics, func(s string) bool { return slices.Contains(own, s) })
+		if !h.swap(holder, c, topics) {
+			t.Fatalf("resume %d failed", i)
+		}
+		want[c], want[holder] = want[holder], own
+		checkHub(t, h, sub, want)
+		if err := h.removeAll(holder); err != nil {
+			t.Fatal(err)
+		}
+		delete(want, holder)
+		checkHub(t, h, sub, want)
+		// The new connection changes its follows.
+		extra := "extra" + string(rune('a'+i))
+		if err := h.add(c, extra); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.remove(c, channels[i]); err != nil {
+			t.Fatal(err)
+		}
+		want[c] = slices.DeleteFunc(sortedUnion(want[c], []string{extra}), func(s string) bool { return s == channels[i] })
+		checkHub(t, h, sub, want)
+		holder = c
+	}
+}
+
+// TestHubSwapDispatch runs dispatch's reads beside swaps back and forth
+// (under -race): every read of a swapped topic finds exactly one of the
+// two connections, never both and never neither.
+func TestHubSwapDispatch(t *testing.T) {
+	sub := &recordingSub{}
+	h := newHub()
+	h.sub = sub
+	channels := numbered("ch", 50)
+	own := []string{"me", "stream!resume"}
+	a, b := &conn{}, &conn{}
+	if err := h.add(a, sortedUnion(channels, own)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.add(b, own...); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	bad := make(chan string, 1)
+	go func() {
+		defer close(bad)
+		var buf []*conn
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			buf = h.followers(buf[:0], channels[i%len(channels)])
+			if len(buf) != 1 || buf[0] != a && buf[0] != b {
+				bad <- channels[i%len(channels)]
+				return
+			}
+		}
+	}()
+	for i := range 2000 {
+		from, to := a, b
+		if i%2 == 1 {
+			from, to = b, a
+		}
+		if !h.swap(from, to, channels) {
+			t.Fatalf("swap %d failed", i)
+		}
+	}
+	close(done)
+	if topic, ok := <-bad; ok {
+		t.Fatalf("dispatch of %q met a follower set in the middle of a swap", topic)
+	}
+	checkHub(t, h, sub, map[*conn][]string{a: sortedUnion(channels, own), b: own})
 }
 
 // BenchmarkHubSwap is the hub's part of a resume from a held connection
