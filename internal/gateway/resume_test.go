@@ -192,6 +192,47 @@ func TestResumeOneNode(t *testing.T) {
 	}
 }
 
+// TestResumeManyTopics resumes, twice, a user in more servers than the
+// connection has topics of its own, so that the holder hands its topics
+// over by giving the new connection its follower (see hub.swap): each
+// server's frames reach the new connection once, in order, and keep
+// reaching it after the holder has gone.
+func TestResumeManyTopics(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, gateway.Options{})
+	alice, _ := h.user("alice")
+	bob, bobToken := h.user("bob")
+	var channels []chat.ID
+	for range 5 {
+		s, general := h.server(alice.ID)
+		h.join(s.ID, bob.ID)
+		channels = append(channels, general.ID)
+	}
+	cl, id, _ := h.resumable(t, bobToken, "json")
+	cl.numbered("UserUpdate") // own presence
+	for round := range 2 {
+		h.drop(t, cl)
+		message(h, channels[round], alice.ID, "missed")
+		cl = h.reconnect(t, bobToken, "json", id, cl.seq)
+		cl.resumed()
+		if p := cl.numbered("Message"); str(p, "content") != "missed" {
+			t.Fatalf("round %d: got %v, want the missed message", round, p)
+		}
+		for i, ch := range channels {
+			message(h, ch, alice.ID, fmt.Sprint(round, i))
+		}
+		message(h, channels[0], alice.ID, "end")
+		for i := range channels {
+			if p, want := cl.numbered("Message"), fmt.Sprint(round, i); str(p, "content") != want {
+				t.Fatalf("got %v, want %q once", p, want)
+			}
+		}
+		if p := cl.numbered("Message"); str(p, "content") != "end" {
+			t.Fatalf("got %v, want the last message", p)
+		}
+	}
+}
+
 // TestResumeStillOpen resumes while the old connection is still open (the
 // server has not seen it die, as after a network switch): the old one is
 // closed and the new one gets what it missed.
