@@ -7,10 +7,10 @@ package event
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	json "github.com/goccy/go-json"
 	"github.com/vmihailenco/msgpack/v5"
 )
 

@@ -1,13 +1,13 @@
 package gateway
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	json "github.com/goccy/go-json"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"ermine/internal/app"

@@ -2,9 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	json "github.com/goccy/go-json"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"ermine/internal/chat"

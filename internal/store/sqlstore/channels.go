@@ -2,8 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+
+	json "github.com/goccy/go-json"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"

@@ -3,9 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	json "github.com/goccy/go-json"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"

@@ -3,8 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
+
+	json "github.com/goccy/go-json"
 
 	"ermine/internal/chat"
 	"ermine/internal/store"

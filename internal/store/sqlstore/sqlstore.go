@@ -14,13 +14,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	json "github.com/goccy/go-json"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"ermine/internal/chat"
