@@ -154,7 +154,12 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		log.Warn(w)
 	}
 
-	s.listener, err = net.Listen("tcp", cfg.Listen)
+	// No TCP keep-alive probes: idle HTTP connections end with the
+	// server's IdleTimeout and events connections with their own
+	// keep-alive, so the probes would only add four setsockopt calls to
+	// every accepted connection.
+	lc := net.ListenConfig{KeepAlive: -1}
+	s.listener, err = lc.Listen(ctx, "tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
