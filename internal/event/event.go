@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	json "github.com/goccy/go-json"
 	"github.com/vmihailenco/msgpack/v5"
@@ -39,16 +40,34 @@ func Encode(typ string, ev any) (*Frame, error) {
 // Msgpack encodes v as msgpack maps keyed by the json field names,
 // honouring omitempty.
 func Msgpack(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	enc.SetCustomStructTag("json")
-	enc.SetOmitEmpty(true)
-	enc.UseCompactInts(true)
-	if err := enc.Encode(v); err != nil {
+	p := packers.Get().(*packer)
+	defer func() {
+		p.buf.Reset()
+		packers.Put(p)
+	}()
+	if err := p.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(p.buf.Bytes()), nil
 }
+
+// packer is a msgpack encoder set up as Msgpack needs it, with its
+// buffer: every event is encoded, and a new encoder (with its own
+// buffered writer and settings) cost more than the encoding of a small
+// event.
+type packer struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var packers = sync.Pool{New: func() any {
+	p := new(packer)
+	p.enc = msgpack.NewEncoder(&p.buf)
+	p.enc.SetCustomStructTag("json")
+	p.enc.SetOmitEmpty(true)
+	p.enc.UseCompactInts(true)
+	return p
+}}
 
 // envelopeVersion is the first byte of a marshalled frame.
 const envelopeVersion = 1
