@@ -378,12 +378,14 @@ func (c *conn) recompute(server chat.ID, in *incoming, roles []chat.ID) []byte {
 		}
 		return false
 	})
+	var fresh []idEntry[chat.ID]
 	for id, ch := range now {
 		if ok := c.channels.has(id); !ok {
 			added = append(added, ch)
-			c.channels.set(id, server)
+			fresh = append(fresh, idEntry[chat.ID]{id, server})
 		}
 	}
+	c.channels.insertAll(fresh)
 	if ok := c.servers.has(server); ok {
 		c.servers.set(server, roles)
 	}
@@ -439,12 +441,14 @@ func (c *conn) joinServer(server chat.ID) {
 	}
 	c.mu.Lock()
 	c.servers.set(server, slices.Clone(v.Member.Roles))
+	var fresh []idEntry[chat.ID]
 	for _, ch := range v.Channels {
 		if ok := c.channels.has(ch.ID); !ok {
-			c.channels.set(ch.ID, server)
+			fresh = append(fresh, idEntry[chat.ID]{ch.ID, server})
 			topics = append(topics, event.Of(ch.ID))
 		}
 	}
+	c.channels.insertAll(fresh)
 	c.mu.Unlock()
 	c.follow(topics...)
 }
