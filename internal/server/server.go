@@ -154,12 +154,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		log.Warn(w)
 	}
 
-	// No TCP keep-alive probes: idle HTTP connections end with the
-	// server's IdleTimeout and events connections with their own
-	// keep-alive, so the probes would only add four setsockopt calls to
-	// every accepted connection.
-	lc := net.ListenConfig{KeepAlive: -1}
-	s.listener, err = lc.Listen(ctx, "tcp", cfg.Listen)
+	s.listener, err = listen(ctx, cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
@@ -334,6 +329,16 @@ func rootHandler(api http.Handler, web *webapp.Handler) http.Handler {
 		w.Header().Add("Vary", "Accept")
 		api.ServeHTTP(w, r)
 	})
+}
+
+// listen listens on addr for the API, the events WebSocket and the
+// files. Accepted connections get no TCP keep-alive probes: idle HTTP
+// connections end with the server's IdleTimeout and events connections
+// with the gateway's own keep-alive, so the probes would only add four
+// setsockopt calls to every accepted connection.
+func listen(ctx context.Context, addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	return lc.Listen(ctx, "tcp", addr)
 }
 
 // serveMetrics serves GET /metrics on its own address until shutdown.
