@@ -165,27 +165,13 @@ func (h *hub) add(c *conn, topics ...string) error {
 	return h.sub.Add(fresh...)
 }
 
-// mergeSorted returns the sorted lists a and b merged into one sorted
-// list (a string in both is there twice), a new one unless a is empty.
+// mergeSorted returns the sorted lists a and b, each of distinct
+// strings, merged into one sorted list of distinct strings, a new one
+// unless a is empty.
 func mergeSorted(a, b []string) []string {
 	if len(a) == 0 {
 		return slices.Clip(b)
 	}
-	out := make([]string, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] < b[0] {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	out = append(out, a...)
-	return append(out, b...)
-}
-
-// union returns the sorted lists a and b, each of distinct strings,
-// merged into one of distinct strings.
-func union(a, b []string) []string {
 	out := make([]string, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		switch {
@@ -364,7 +350,7 @@ func (h *hub) adopt(old, c *conn, topics, kept []string) {
 		c.topics = old.topics
 		return
 	}
-	c.topics = union(topics, c.topics)
+	c.topics = mergeSorted(topics, c.topics) // topics is not empty: a new list
 }
 
 // followers appends the connections following topic to buf.

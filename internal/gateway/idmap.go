@@ -68,10 +68,7 @@ func (m *idMap[V]) set(id chat.ID, v V) {
 		m.entries = entries
 		return
 	}
-	entries := make([]idEntry[V], 0, len(m.entries)+1)
-	entries = append(entries, m.entries[:i]...)
-	entries = append(entries, idEntry[V]{id, v})
-	m.entries = append(entries, m.entries[i:]...)
+	m.entries = slices.Insert(slices.Clip(m.entries), i, idEntry[V]{id, v}) // clipped: a new slice
 }
 
 // insertAll adds entries whose ids m does not have (of one id given
