@@ -216,7 +216,7 @@ func New(d Deps) *App {
 		push:  pushState{pusher: d.Pusher},
 		files: fileState{blobs: d.Blobs, seed: maphash.MakeSeed()},
 		sends: sendState{nonces: d.Nonces, slowmodes: d.Slowmodes,
-			writer:       newMessageWriter(d.Store),
+			writer:       newMessageWriter(d.Store, store.Writers(d.Store)),
 			lastMessages: newLastMessages(d.Store, d.Log.ErrorContext)},
 	}
 	a.sends.previews = startPreviews(a, d.Previews, set.PreviewLinks, set.PreviewWorkers)

@@ -74,9 +74,10 @@ func newLastSeen(s store.Store, log logFunc) *batch.Coalescer[chat.ID, chat.Time
 const maxWriteBatch = 128
 
 // newMessageWriter stores plain new messages (no uploads, no mentions) by
-// group commit: one transaction per batch of concurrent sends.
-func newMessageWriter(s store.Store) *batch.GroupCommit[*chat.Message] {
-	return &batch.GroupCommit[*chat.Message]{Max: maxWriteBatch, Timeout: 30 * time.Second,
+// group commit: one transaction per batch of concurrent sends, up to
+// writers batches at once (store.Writers).
+func newMessageWriter(s store.Store, writers int) *batch.GroupCommit[*chat.Message] {
+	return &batch.GroupCommit[*chat.Message]{Max: maxWriteBatch, Writers: writers, Timeout: 30 * time.Second,
 		One: s.InsertMessage, All: s.InsertMessages}
 }
 

@@ -16,6 +16,11 @@ import (
 type GroupCommit[T any] struct {
 	// Max bounds how many values one batch carries.
 	Max int
+	// Writers bounds how many batches are written at once (1 when zero).
+	// An engine that commits several transactions at once gains from 2:
+	// while one batch waits for its commit to reach the disk, the next
+	// one is written.
+	Writers int
 	// Timeout bounds one batch's write (30 s when zero); it runs detached
 	// from the caller that leads it, since it writes other callers'
 	// values too.
@@ -27,8 +32,8 @@ type GroupCommit[T any] struct {
 	All func(ctx context.Context, vs []T) error
 
 	mu      sync.Mutex
-	pending []*request[T]
-	busy    bool // a leader is writing; new requests wait for a turn
+	pending []*request[T] // waiting for a batch or for a turn to lead one
+	leaders int           // batches being written; at most Writers
 }
 
 // request is one value waiting to be stored.
@@ -39,36 +44,45 @@ type request[T any] struct {
 }
 
 // Write stores v, returning once it is committed (or failed).
+//
+// A request either leads a batch (its own value first, then those
+// pending) or waits in pending until a leader takes it into a batch
+// (done) or hands it the lead, taking it out of pending first: never
+// both, so each value is written once.
 func (g *GroupCommit[T]) Write(v T) error {
 	req := &request[T]{v: v, done: make(chan error, 1), lead: make(chan struct{})}
 	g.mu.Lock()
-	g.pending = append(g.pending, req)
-	if g.busy {
+	if g.leaders < max(g.Writers, 1) {
+		g.leaders++
+		g.mu.Unlock()
+	} else {
+		g.pending = append(g.pending, req)
 		g.mu.Unlock()
 		select {
 		case err := <-req.done:
 			return err
 		case <-req.lead:
 		}
-	} else {
-		g.busy = true
-		g.mu.Unlock()
 	}
-	// This request leads: write what is pending, then hand the lead to
-	// the oldest request that queued meanwhile, or release it.
-	// Yielding once first lets requests that are about to arrive join
-	// this batch, so a busy node commits less often.
+	// This request leads: write it with what is pending, then hand the
+	// lead to the oldest request that queued meanwhile, or give the
+	// place up. Yielding once first lets requests that are about to
+	// arrive join this batch, so a busy node commits less often.
 	runtime.Gosched()
 	g.mu.Lock()
-	batch := g.pending[:min(len(g.pending), max(g.Max, 1))]
-	g.pending = g.pending[len(batch):]
+	n := min(len(g.pending), max(g.Max, 1)-1)
+	batch := make([]*request[T], 0, n+1)
+	batch = append(append(batch, req), g.pending[:n]...)
+	g.pending = g.pending[n:]
 	g.mu.Unlock()
 	g.write(batch)
 	g.mu.Lock()
 	if len(g.pending) > 0 {
-		close(g.pending[0].lead)
+		next := g.pending[0]
+		g.pending = g.pending[1:]
+		close(next.lead)
 	} else {
-		g.busy = false
+		g.leaders--
 	}
 	g.mu.Unlock()
 	return <-req.done

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var errBad = errors.New("bad value")
@@ -67,8 +68,8 @@ func TestGroupCommitStoresEveryValue(t *testing.T) {
 			t.Errorf("batch of %d, limit %d", b, g.Max)
 		}
 	}
-	if g.busy || len(g.pending) != 0 {
-		t.Errorf("writer left busy=%v with %d pending", g.busy, len(g.pending))
+	if g.leaders != 0 || len(g.pending) != 0 {
+		t.Errorf("writer left %d leaders with %d pending", g.leaders, len(g.pending))
 	}
 }
 
@@ -89,5 +90,54 @@ func TestGroupCommitFailsOnlyTheBadValue(t *testing.T) {
 	}
 	if len(st.stored) != 2 {
 		t.Errorf("stored %d, want the 2 good values", len(st.stored))
+	}
+}
+
+// TestGroupCommitWriters checks that at most Writers batches are written
+// at once, that Writers of them are when callers keep coming, and that
+// every value is stored exactly once whichever way its request ends
+// (in another leader's batch, or leading one itself).
+func TestGroupCommitWriters(t *testing.T) {
+	for _, writers := range []int{0, 1, 2, 3} {
+		var mu sync.Mutex
+		stored := map[int]int{}
+		var now, most atomic.Int64
+		all := func(_ context.Context, vs []int) error {
+			n := now.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(200 * time.Microsecond)
+			mu.Lock()
+			for _, v := range vs {
+				stored[v]++
+			}
+			mu.Unlock()
+			now.Add(-1)
+			return nil
+		}
+		one := func(ctx context.Context, v int) error { return all(ctx, []int{v}) }
+		g := &GroupCommit[int]{Max: 8, Writers: writers, One: one, All: all}
+		const n = 2000
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				if err := g.Write(i); err != nil {
+					t.Errorf("write %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		for i := range n {
+			if stored[i] != 1 {
+				t.Fatalf("writers %d: value %d stored %d times", writers, i, stored[i])
+			}
+		}
+		want := int64(max(writers, 1))
+		if m := most.Load(); m > want || (want > 1 && m < 2) {
+			t.Errorf("writers %d: %d batches written at once at the most", writers, m)
+		}
+		if g.leaders != 0 || len(g.pending) != 0 {
+			t.Errorf("writers %d: left %d leaders with %d pending", writers, g.leaders, len(g.pending))
+		}
 	}
 }

@@ -28,6 +28,16 @@ var ErrConflict = errors.New("store: conflict")
 // the same answer if it ever does.
 var ErrInvalid = errors.New("store: text holds NUL or is not UTF-8")
 
+// Writers reports how many writing transactions st commits to good
+// effect at once (the group commit of new messages writes that many
+// batches at a time): what its ConcurrentWrites method says, else 1.
+func Writers(st Store) int {
+	if w, ok := st.(interface{ ConcurrentWrites() int }); ok {
+		return max(1, w.ConcurrentWrites())
+	}
+	return 1
+}
+
 // TouchSessionsMax is how many sessions one TouchSessions call takes.
 const TouchSessionsMax = 64
 

@@ -33,6 +33,9 @@ type Dialect struct {
 	Name string
 	// Numbered says placeholders are $1, $2 ... instead of ?.
 	Numbered bool
+	// Writers is how many writing transactions the engine commits to
+	// good effect at once (store.Writers); 1 when zero.
+	Writers int
 	// IsConflict reports whether err is a uniqueness violation.
 	IsConflict func(error) bool
 	// LockRows is appended to single-row reads inside a transaction so
@@ -61,6 +64,9 @@ type Dialect struct {
 	// uses the table's (author_id, id) index.
 	ByAuthor func(author, after chat.ID, limit int) (string, []any)
 }
+
+// ConcurrentWrites is the dialect's Writers (see store.Writers).
+func (s *DB) ConcurrentWrites() int { return max(1, s.d.Writers) }
 
 // Querier is what *sql.DB and *sql.Tx have in common.
 type Querier interface {
