@@ -49,6 +49,23 @@ func TestAdminCommandWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := h.Connect(bob.Token)
+	// send posts a note as Bob and removes it again, so that the counts
+	// and the export below see the one message stored above.
+	send := func() int {
+		res := h.Do(apitest.Request{Method: "POST", Path: "/channels/" + string(ch.ID) + "/messages",
+			Session: bob.Token, Body: map[string]any{"content": "note"}})
+		if res.Status == http.StatusOK {
+			if err := h.Server.Store.DeleteMessage(ctx, chat.ID(res.Map(t)["_id"].(string))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return res.Status
+	}
+	for range 2 { // the second send is answered from the node's access cache
+		if status := send(); status != http.StatusOK {
+			t.Fatalf("send before disable = %d", status)
+		}
+	}
 
 	// Disabling from the command line logs the running node's sockets out.
 	out, err := ermine(t, "--data", dir, "admin", "disable", "Bob#"+bob.Discriminator)
@@ -61,6 +78,13 @@ func TestAdminCommandWhileServing(t *testing.T) {
 	sock.Expect("Logout")
 	if res := h.Get("/users/@me", bob.Token); res.Status != http.StatusUnauthorized {
 		t.Errorf("session after disable = %d", res.Status)
+	}
+	// The node's access cache hears of the ended sessions through the
+	// relay too, as soon as its sockets do (within the relay's interval).
+	for deadline := time.Now().Add(5 * time.Second); send() != http.StatusUnauthorized; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a send after disable was still accepted")
+		}
 	}
 	if _, err := ermine(t, "--data", dir, "admin", "enable", string(bob.ID)); err != nil {
 		t.Fatalf("admin enable: %v", err)

@@ -208,16 +208,18 @@ func New(d Deps) *App {
 		// broken build, not a runtime condition.
 		panic("app: " + err.Error())
 	}
-	a := &App{store: d.Store, log: d.Log, now: d.Now, online: d.Presence, voice: d.Voice, settings: set,
-		events: eventState{bus: d.Bus, members: newMemberCache(d.Bus)},
+	access := newAccessCache(d.Bus, d.Now, d.Log.ErrorContext)
+	st := &accessStore{Store: d.Store, cache: access}
+	a := &App{store: st, log: d.Log, now: d.Now, online: d.Presence, voice: d.Voice, settings: set,
+		events: eventState{bus: d.Bus, members: newMemberCache(d.Bus), access: access},
 		login: loginState{passwords: d.Passwords, policy: policy, captcha: d.Captcha,
-			lastSeen: newLastSeen(d.Store, d.Log.ErrorContext)},
+			lastSeen: newLastSeen(st, d.Log.ErrorContext)},
 		mail:  mailState{mailer: d.Mailer, closing: make(chan struct{})},
 		push:  pushState{pusher: d.Pusher},
 		files: fileState{blobs: d.Blobs, seed: maphash.MakeSeed()},
 		sends: sendState{nonces: d.Nonces, slowmodes: d.Slowmodes,
-			writer:       newMessageWriter(d.Store, store.Writers(d.Store)),
-			lastMessages: newLastMessages(d.Store, d.Log.ErrorContext)},
+			writer:       newMessageWriter(st, store.Writers(d.Store)),
+			lastMessages: newLastMessages(st, d.Log.ErrorContext)},
 	}
 	a.sends.previews = startPreviews(a, d.Previews, set.PreviewLinks, set.PreviewWorkers)
 	if e, ok := d.Presence.(presence.Expiring); ok {

@@ -9,13 +9,18 @@ import (
 )
 
 // eventState is what publishing needs: the bus, and the cache of member
-// lists an event may change (dropped before the event leaves).
+// lists an event may change (dropped before the event leaves). The
+// access cache of sends hears the other nodes' changes on the bus too.
 type eventState struct {
 	bus     pubsub.Bus
 	members *memberCache // encoded member lists of big servers
+	access  *accessCache // what sends read, dropped by the writes that change it
 }
 
-func (e *eventState) close() { e.members.close() }
+func (e *eventState) close() {
+	e.members.close()
+	e.access.close()
+}
 
 // publish encodes ev once and sends it on each topic. The bus delivers at
 // most once and clients recover through a fresh Ready, so a failure to

@@ -9,6 +9,7 @@ import (
 
 	"ermine/internal/chat"
 	"ermine/internal/event"
+	"ermine/internal/pubsub"
 )
 
 func TestEncodeTimestamps(t *testing.T) {
@@ -122,5 +123,11 @@ func TestTopics(t *testing.T) {
 		if kind != tc.kind || got != id {
 			t.Errorf("Parse(%q) = %v, %q; want %v, %q", tc.topic, kind, got, tc.kind, id)
 		}
+	}
+	if kind, got := event.Parse(event.Access()); kind != event.KindAccess || got != "" || seen[event.Access()] {
+		t.Errorf("Parse(%q) = %v, %q; want the access kind, no id", event.Access(), kind, got)
+	}
+	if !pubsub.ValidTopic(event.Access()) {
+		t.Errorf("%q is not a valid topic", event.Access())
 	}
 }

@@ -12,14 +12,22 @@ import (
 //	<id>!  only that user's own connections
 //	<id>u  member-list updates of a server (bots and Subscribe-ers)
 //	<id>!r the connection holding a resumable events stream (its resume id)
+//	!access the nodes' caches of what a message send reads (app's access cache)
 //
 // Only this file knows the suffixes: build topics with Of, Private,
-// Members and Resume, and read one with Parse.
+// Members, Resume and Access, and read one with Parse.
 const (
 	privateSuffix = "!"
 	membersSuffix = "u"
 	resumeSuffix  = "!r"
+	accessTopic   = "!access"
 )
+
+// Access is the topic on which a node tells the others which sessions,
+// users, channels, servers and memberships it changed, so that they drop
+// what they keep of them; only app publishes on it, and no client
+// follows it.
+func Access() string { return accessTopic }
 
 // Private is the topic of a user's own connections.
 func Private(user chat.ID) string { return string(user) + privateSuffix }
@@ -43,12 +51,16 @@ const (
 	KindPrivate             // Private(id)
 	KindMembers             // Members(id)
 	KindResume              // Resume(id)
+	KindAccess              // Access()
 )
 
 // Parse returns the kind of a topic and the id it is about, undoing Of,
-// Private, Members and Resume. (Ids are upper-case ULIDs, so a suffix is never
-// part of one.)
+// Private, Members and Resume; Access has no id. (Ids are upper-case
+// ULIDs, so a suffix is never part of one.)
 func Parse(topic string) (Kind, chat.ID) {
+	if topic == accessTopic {
+		return KindAccess, ""
+	}
 	if id, ok := strings.CutSuffix(topic, privateSuffix); ok {
 		return KindPrivate, chat.ID(id)
 	}

@@ -60,6 +60,8 @@ func (c *conn) route(topic string, in *incoming) (out []byte, logout bool) {
 			c.takeover(in)
 		}
 		return nil, false
+	case event.KindAccess: // for the nodes' caches, never a client's
+		return nil, false
 	}
 	c.mu.RLock()
 	isServer := c.servers.has(id)
