@@ -385,17 +385,30 @@ func (s *accessStore) InTx(ctx context.Context, fn func(store.Store) error) erro
 // FetchSessionChannelAccess answers from the cache when it can, else
 // reads the store and keeps what it read. Inside a transaction it always
 // reads the store (which locks what it reads).
+//
+// The channel it returns never carries its last message id, kept or not:
+// a send does not read it, and the write-behind of last message ids
+// (SetLastMessage, every second) would otherwise drop every busy channel
+// from the cache as often.
 func (s *accessStore) FetchSessionChannelAccess(ctx context.Context, token string, channel chat.ID) (*store.SessionChannel, error) {
 	if s.pending != nil || s.cache.off {
-		return s.Store.FetchSessionChannelAccess(ctx, token, channel)
+		return withoutLastMessage(s.Store.FetchSessionChannelAccess(ctx, token, channel))
 	}
 	if r, ok := s.cache.lookup(token, channel); ok {
 		return r, nil
 	}
 	gen := s.cache.begin()
-	r, err := s.Store.FetchSessionChannelAccess(ctx, token, channel)
+	r, err := withoutLastMessage(s.Store.FetchSessionChannelAccess(ctx, token, channel))
 	if err == nil {
 		s.cache.keep(gen, r)
+	}
+	return r, err
+}
+
+// withoutLastMessage clears the last message id of r's channel.
+func withoutLastMessage(r *store.SessionChannel, err error) (*store.SessionChannel, error) {
+	if err == nil && r.Channel != nil {
+		r.Channel.LastMessageID = nil
 	}
 	return r, err
 }
@@ -483,14 +496,6 @@ func (s *accessStore) DeleteMember(ctx context.Context, server, user chat.ID) er
 func (s *accessStore) UpdateChannel(ctx context.Context, c *chat.Channel) error {
 	err := s.Store.UpdateChannel(ctx, c)
 	s.changed(ctx, accessChange{Kind: changeChannel, ID: c.ID})
-	return err
-}
-
-// SetLastMessage changes the channel's document (its last message id),
-// so the channel kept is dropped like any other change of it.
-func (s *accessStore) SetLastMessage(ctx context.Context, channel, message chat.ID) error {
-	err := s.Store.SetLastMessage(ctx, channel, message)
-	s.changed(ctx, accessChange{Kind: changeChannel, ID: channel})
 	return err
 }
 
