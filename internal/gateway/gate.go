@@ -27,6 +27,19 @@ import (
 // every database connection and the API's requests would wait behind
 // them for one.
 //
+// A caller that had to wait yields once it has its place
+// (runtime.Gosched) before it works. The place passes by closing the
+// waiter's channel, which makes the waiter the next goroutine the
+// leaver's P runs, inheriting the time slice: without the yield, the
+// handshakes and closes passing the gate one after another would hold
+// each P for whole slices, and since an inherited slice does not advance
+// the P's scheduling tick, the P would not look at the global run queue
+// meanwhile. That queue is where the runtime puts goroutines whose
+// socket became readable while every P was busy (an API request in a
+// storm, noticed by sysmon), so they would wait behind the whole chain
+// (docs/performance.md). Yielding puts the admitted caller at the tail
+// of that queue, behind the API requests already waiting there.
+//
 // A connection waiting at the gate or in its handshake is exempt from
 // the authentication and keepalive deadlines (keepalive.go): it waits
 // for the server, not the other way round.
@@ -50,30 +63,41 @@ func newGate(n int) *gate { return &gate{free: n} }
 // before in the same handshake and goes first.
 func (g *gate) enter(again bool) {
 	ch := make(chan struct{})
-	g.admit(ch, again)
+	if !g.admit(ch, again) {
+		admitted(ch)
+	}
+}
+
+// admitted waits until ch, queued by admit, is closed, the caller then
+// holding a place, and yields (see above).
+func admitted(ch <-chan struct{}) {
 	<-ch
+	runtime.Gosched()
 }
 
 // enterFor queues admit as a caller coming back (see enter) and closes
 // it when the place is its: a caller waiting on something else hands
-// admit over when that comes, so that it wakes once, holding a place.
+// admit over when that comes, so that it wakes once, holding a place,
+// and waits for it with admitted.
 func (g *gate) enterFor(admit chan struct{}) { g.admit(admit, true) }
 
-// admit closes ch at once when a place is free and nobody waits, or
-// queues it (first among those coming back, when again) to be closed by
-// leave.
-func (g *gate) admit(ch chan struct{}, again bool) {
+// admit closes ch at once and reports true when a place is free and
+// nobody waits, or queues it (first among those coming back, when
+// again) to be closed by leave.
+func (g *gate) admit(ch chan struct{}, again bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
 	case g.free > 0 && len(g.back) == 0 && len(g.fresh) == 0:
 		g.free--
 		close(ch)
+		return true
 	case again:
 		g.back = append(g.back, ch)
 	default:
 		g.fresh = append(g.fresh, ch)
 	}
+	return false
 }
 
 // leave gives the place up, to the longest waiting caller if any.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -697,6 +698,7 @@ func (c *conn) awaitAck(hv *handover, step string, timer *time.Timer) bool {
 	timer.Reset(resumeWait)
 	select {
 	case <-admit:
+		runtime.Gosched() // as admitted does
 		return true
 	case <-timer.C:
 	}
@@ -705,7 +707,7 @@ func (c *conn) awaitAck(hv *handover, step string, timer *time.Timer) bool {
 	hv.want, hv.admit = "", nil
 	hv.mu.Unlock()
 	if queued {
-		<-admit
+		admitted(admit)
 		return true
 	}
 	c.g.gate.enter(true)
