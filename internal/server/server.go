@@ -338,7 +338,31 @@ func rootHandler(api http.Handler, web *webapp.Handler) http.Handler {
 // setsockopt calls to every accepted connection.
 func listen(ctx context.Context, addr string) (net.Listener, error) {
 	lc := net.ListenConfig{KeepAlive: -1}
-	return lc.Listen(ctx, "tcp", addr)
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return yielding{l}, nil
+}
+
+// yielding is a listener whose Accept yields the processor
+// (runtime.Gosched) before it accepts. net/http starts a goroutine for
+// every accepted connection, which the runtime runs next on the accept
+// loop's P, pushing the one started before to the tail of the P's run
+// queue; an accept loop that does not block (thousands of clients
+// reconnecting at once, the listen backlog full) keeps its P for a whole
+// time slice and queues a thousand new connections, each to read and
+// upgrade, ahead of any API request that becomes runnable afterwards.
+// Yielding sends the loop to the tail of the global run queue, where the
+// runtime puts goroutines whose socket became readable when every P is
+// busy (an API request in a storm): it starts one connection per turn,
+// after the requests already waiting. Idle, the yield costs nothing: no
+// other goroutine wants the P.
+type yielding struct{ net.Listener }
+
+func (l yielding) Accept() (net.Conn, error) {
+	runtime.Gosched()
+	return l.Listener.Accept()
 }
 
 // serveMetrics serves GET /metrics on its own address until shutdown.
