@@ -64,8 +64,8 @@ type accessCache struct {
 	bus  pubsub.Bus          // nil on a single node without one
 	sub  pubsub.Subscription // to event.Access()
 	self chat.ID             // names this cache's frames, which it need not read back
-	off bool                // the bus could not be subscribed to: keep nothing
-	log logFunc
+	off  bool                // the bus could not be subscribed to: keep nothing
+	log  logFunc
 }
 
 // row is one kept row and when it was read.
@@ -416,16 +416,19 @@ func withoutLastMessage(r *store.SessionChannel, err error) (*store.SessionChann
 // The writes that can change a kept row. Each drops the row after the
 // store's write, whether it failed or not (a failure may have written).
 
-func (s *accessStore) UpdateSession(ctx context.Context, se *chat.Session) error {
-	err := s.Store.UpdateSession(ctx, se)
-	s.changed(ctx, accessChange{Kind: changeSession, ID: se.ID})
+// after drops change once the write that returned err has run (Go
+// evaluates the write, an argument, first) and returns err.
+func (s *accessStore) after(ctx context.Context, err error, change accessChange) error {
+	s.changed(ctx, change)
 	return err
 }
 
+func (s *accessStore) UpdateSession(ctx context.Context, se *chat.Session) error {
+	return s.after(ctx, s.Store.UpdateSession(ctx, se), accessChange{Kind: changeSession, ID: se.ID})
+}
+
 func (s *accessStore) DeleteSession(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteSession(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeSession, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteSession(ctx, id), accessChange{Kind: changeSession, ID: id})
 }
 
 func (s *accessStore) DeleteSessions(ctx context.Context, user, except chat.ID) ([]chat.ID, error) {
@@ -435,72 +438,50 @@ func (s *accessStore) DeleteSessions(ctx context.Context, user, except chat.ID) 
 }
 
 func (s *accessStore) UpdateUser(ctx context.Context, u *chat.User) error {
-	err := s.Store.UpdateUser(ctx, u)
-	s.changed(ctx, accessChange{Kind: changeUser, ID: u.ID})
-	return err
+	return s.after(ctx, s.Store.UpdateUser(ctx, u), accessChange{Kind: changeUser, ID: u.ID})
 }
 
 func (s *accessStore) DeleteUser(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteUser(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeUser, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteUser(ctx, id), accessChange{Kind: changeUser, ID: id})
 }
 
 // DeleteAccount drops the account's user's sessions: an account and its
 // user share an id.
 func (s *accessStore) DeleteAccount(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteAccount(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeUser, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteAccount(ctx, id), accessChange{Kind: changeUser, ID: id})
 }
 
 // DeleteBot drops the bot user's sessions (it has none; for certainty).
 func (s *accessStore) DeleteBot(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteBot(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeUser, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteBot(ctx, id), accessChange{Kind: changeUser, ID: id})
 }
 
 func (s *accessStore) UpdateServer(ctx context.Context, sv *chat.Server) error {
-	err := s.Store.UpdateServer(ctx, sv)
-	s.changed(ctx, accessChange{Kind: changeServer, ID: sv.ID})
-	return err
+	return s.after(ctx, s.Store.UpdateServer(ctx, sv), accessChange{Kind: changeServer, ID: sv.ID})
 }
 
 func (s *accessStore) DeleteServer(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteServer(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeServer, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteServer(ctx, id), accessChange{Kind: changeServer, ID: id})
 }
 
 // InsertMember drops the membership too: none is kept before it exists,
 // but dropping costs nothing and keeps the rule simple.
 func (s *accessStore) InsertMember(ctx context.Context, m *chat.Member) error {
-	err := s.Store.InsertMember(ctx, m)
-	s.changed(ctx, accessChange{Kind: changeMember, ID: m.ID.Server, User: m.ID.User})
-	return err
+	return s.after(ctx, s.Store.InsertMember(ctx, m), accessChange{Kind: changeMember, ID: m.ID.Server, User: m.ID.User})
 }
 
 func (s *accessStore) UpdateMember(ctx context.Context, m *chat.Member) error {
-	err := s.Store.UpdateMember(ctx, m)
-	s.changed(ctx, accessChange{Kind: changeMember, ID: m.ID.Server, User: m.ID.User})
-	return err
+	return s.after(ctx, s.Store.UpdateMember(ctx, m), accessChange{Kind: changeMember, ID: m.ID.Server, User: m.ID.User})
 }
 
 func (s *accessStore) DeleteMember(ctx context.Context, server, user chat.ID) error {
-	err := s.Store.DeleteMember(ctx, server, user)
-	s.changed(ctx, accessChange{Kind: changeMember, ID: server, User: user})
-	return err
+	return s.after(ctx, s.Store.DeleteMember(ctx, server, user), accessChange{Kind: changeMember, ID: server, User: user})
 }
 
 func (s *accessStore) UpdateChannel(ctx context.Context, c *chat.Channel) error {
-	err := s.Store.UpdateChannel(ctx, c)
-	s.changed(ctx, accessChange{Kind: changeChannel, ID: c.ID})
-	return err
+	return s.after(ctx, s.Store.UpdateChannel(ctx, c), accessChange{Kind: changeChannel, ID: c.ID})
 }
 
 func (s *accessStore) DeleteChannel(ctx context.Context, id chat.ID) error {
-	err := s.Store.DeleteChannel(ctx, id)
-	s.changed(ctx, accessChange{Kind: changeChannel, ID: id})
-	return err
+	return s.after(ctx, s.Store.DeleteChannel(ctx, id), accessChange{Kind: changeChannel, ID: id})
 }
