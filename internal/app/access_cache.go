@@ -111,22 +111,22 @@ func (c *accessCache) close() {
 	}
 }
 
-// fresh reports whether a row read at t may still be used.
-func (c *accessCache) fresh(t time.Time) bool { return c.now().Sub(t) < accessAge }
-
 // lookup answers FetchSessionChannelAccess from memory when every row it
 // needs is kept: the session and its user, the channel and, for a server
 // channel, the server and the user's membership. The values are copies:
 // the caller may change them.
 func (c *accessCache) lookup(token string, channel chat.ID) (*store.SessionChannel, bool) {
+	now := c.now()
+	// fresh reports whether a row read at t may still be used.
+	fresh := func(t time.Time) bool { return now.Sub(t) < accessAge }
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	se, ok := c.sessions[token]
-	if !ok || !c.fresh(se.read) {
+	if !ok || !fresh(se.read) {
 		return nil, false
 	}
 	ch, ok := c.channels[channel]
-	if !ok || !c.fresh(ch.read) {
+	if !ok || !fresh(ch.read) {
 		return nil, false
 	}
 	out := &store.SessionChannel{Session: clone(se.session), User: clone(se.user), Channel: clone(ch.v)}
@@ -134,11 +134,11 @@ func (c *accessCache) lookup(token string, channel chat.ID) (*store.SessionChann
 		return out, true
 	}
 	sv, ok := c.servers[ch.v.Server]
-	if !ok || !c.fresh(sv.read) {
+	if !ok || !fresh(sv.read) {
 		return nil, false
 	}
 	m, ok := c.members[chat.MemberID{Server: ch.v.Server, User: se.user.ID}]
-	if !ok || !c.fresh(m.read) {
+	if !ok || !fresh(m.read) {
 		return nil, false
 	}
 	out.Server, out.Member = clone(sv.v), clone(m.v)
@@ -172,14 +172,13 @@ func (c *accessCache) keep(gen uint64, r *store.SessionChannel) {
 	}
 	now := c.now()
 	if r.Session != nil && r.User != nil {
-		if len(c.sessions) >= accessSessions {
+		if old, ok := c.sessions[r.Session.Token]; ok {
+			delete(c.tokens, old.session.ID)
+		} else if len(c.sessions) >= accessSessions {
 			for token, old := range c.sessions {
 				c.dropSessionLocked(token, old.session.ID)
 				break
 			}
-		}
-		if old, ok := c.sessions[r.Session.Token]; ok {
-			delete(c.tokens, old.session.ID)
 		}
 		c.sessions[r.Session.Token] = sessionRow{session: clone(r.Session), user: clone(r.User), read: now}
 		c.tokens[r.Session.ID] = r.Session.Token
@@ -243,7 +242,7 @@ func (c *accessCache) drop(changes []accessChange) {
 			}
 		case changeUser:
 			for token, se := range c.sessions {
-				if se.user.ID == ch.ID || se.session.UserID == ch.ID {
+				if se.session.UserID == ch.ID {
 					c.dropSessionLocked(token, se.session.ID)
 				}
 			}

@@ -9,7 +9,6 @@ import (
 
 	"ermine/internal/app"
 	"ermine/internal/chat"
-	"ermine/internal/config"
 	"ermine/internal/event"
 	"ermine/internal/server"
 )
@@ -21,9 +20,7 @@ import (
 // node would accept the ended sessions' sends until the cache's rows aged.
 func TestAdminRelaysAccessChanges(t *testing.T) {
 	ctx := t.Context()
-	cfg := config.Default()
-	cfg.Data = t.TempDir()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := localConfig(t)
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

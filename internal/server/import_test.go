@@ -16,9 +16,7 @@ import (
 // instance an import has not finished, and says how to finish it.
 func TestRefusesUnfinishedImport(t *testing.T) {
 	ctx := t.Context()
-	cfg := config.Default()
-	cfg.Data = t.TempDir()
-	cfg.Listen = "127.0.0.1:0"
+	cfg := localConfig(t)
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -36,4 +34,14 @@ func TestRefusesUnfinishedImport(t *testing.T) {
 	if !strings.Contains(err.Error(), "unfinished") || !strings.Contains(err.Error(), cmd) {
 		t.Errorf("error = %v; want it to say the import is unfinished and how to resume", err)
 	}
+}
+
+// localConfig is the embedded defaults on a fresh data directory,
+// listening on a free loopback port.
+func localConfig(t *testing.T) config.Config {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Data = t.TempDir()
+	cfg.Listen = "127.0.0.1:0"
+	return cfg
 }

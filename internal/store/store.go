@@ -33,7 +33,7 @@ var ErrInvalid = errors.New("store: text holds NUL or is not UTF-8")
 // batches at a time): what its ConcurrentWrites method says, else 1.
 func Writers(st Store) int {
 	if w, ok := st.(interface{ ConcurrentWrites() int }); ok {
-		return max(1, w.ConcurrentWrites())
+		return w.ConcurrentWrites()
 	}
 	return 1
 }
