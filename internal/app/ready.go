@@ -64,18 +64,21 @@ func (a *App) Ready(ctx context.Context, caller *Caller, sections ReadySections)
 }
 
 // AuthenticateReady is Authenticate for a session token and Ready, with
-// one store read where they make two: for a connection that knows whose
-// token it is given (user) and already follows that user's topics, as
-// a connection that authenticated first would before Ready reads. A
-// token that is not a session of user yields chat.ErrInvalidSession (the
-// caller then authenticates the ordinary way, which also tries bots); a
-// session whose account has no user, ErrOnboardingNotFinished.
+// one store read where they make two, for an events connection. With
+// user, the connection knows whose token it is given and already
+// follows that user's topics, as a connection that authenticated first
+// would before Ready reads; without, the token may be anyone's session
+// (the connection checks afterwards that nothing changed for its user
+// before it followed them). A token that is not a session (of user)
+// yields chat.ErrInvalidSession (the caller then authenticates the
+// ordinary way, which also tries bots); a session whose account has no
+// user, ErrOnboardingNotFinished.
 func (a *App) AuthenticateReady(ctx context.Context, token string, user chat.ID, sections ReadySections) (*Caller, *chat.ReadyEvent, *ReadyScope, error) {
 	if !wellFormedToken(token) {
 		return nil, nil, nil, chat.ErrInvalidSession
 	}
-	read, err := a.store.FetchSessionReadyFacts(ctx, token, user)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (!equalToken(read.Session.Token, token) || read.Session.UserID != user)) {
+	read, err := a.store.FetchSessionReadyFacts(ctx, token)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (!equalToken(read.Session.Token, token) || (user != "" && read.Session.UserID != user))) {
 		return nil, nil, nil, chat.ErrInvalidSession
 	}
 	if err != nil {

@@ -390,6 +390,11 @@ func (c *conn) authenticate(token string) {
 		return
 	}
 	if caller == nil {
+		if caller, ready, scope, done = c.authenticateMarked(token, sections); done {
+			return
+		}
+	}
+	if caller == nil {
 		var err error
 		caller, err = g.app.AuthenticateEvents(ctx, token)
 		switch {
@@ -426,7 +431,7 @@ func (c *conn) authenticate(token string) {
 		}
 	}
 	me := caller.User.ID
-	if ready == nil && caller.Session != nil {
+	if ready == nil && caller.Session != nil && g.marker == nil {
 		g.hints.remember(token, me)
 	}
 	if r := c.res; r != nil {
@@ -561,7 +566,8 @@ func (c *conn) endHandshake() {
 // the ordinary way. Done is true when the connection was closed.
 func (c *conn) authenticateHinted(token string, sections app.ReadySections) (caller *app.Caller, ready *chat.ReadyEvent, scope *app.ReadyScope, done bool) {
 	g := c.g
-	if c.rq.id != "" {
+	if c.rq.id != "" || g.marker != nil {
+		// A bus with marks reads first without a hint.
 		return nil, nil, nil, false
 	}
 	hint, ok := g.hints.user(token)
@@ -602,6 +608,52 @@ func (c *conn) authenticateHinted(token string, sections app.ReadySections) (cal
 		c.closeWith(closeInternal, "")
 		return nil, nil, nil, true
 	}
+}
+
+// authenticateMarked is authenticateHinted for a token without a hint
+// on a bus that marks what is published on it (pubsub.Marker: one
+// process): it reads the session and Ready's facts first, with one store
+// read, and then follows the user's own topics. A frame published on
+// them between the two would reach neither Ready nor the connection:
+// when their marks moved since before the read, Ready is read again,
+// now that they are followed. It returns nil and done false when the
+// bus has no marks, the connection asks to resume or the token is not
+// a user's session (authenticate then goes the ordinary way, which also
+// tries bots and counts failures).
+func (c *conn) authenticateMarked(token string, sections app.ReadySections) (caller *app.Caller, ready *chat.ReadyEvent, scope *app.ReadyScope, done bool) {
+	g := c.g
+	if g.marker == nil || c.rq.id != "" {
+		return nil, nil, nil, false
+	}
+	marks := g.marker.Marks()
+	caller, ready, scope, err := g.app.AuthenticateReady(g.ctx, token, "", sections)
+	switch {
+	case errors.Is(err, chat.ErrInvalidSession), errors.Is(err, app.ErrOnboardingNotFinished):
+		return nil, nil, nil, false
+	case err != nil:
+		// Transient, as in authenticate.
+		g.log.Error("events: authenticate", "err", err)
+		c.closeWith(closeInternal, "")
+		return nil, nil, nil, true
+	}
+	me := caller.User.ID
+	if c.rq.want {
+		c.res = &resumeState{}
+	}
+	own := []string{event.Private(me), event.Of(me)}
+	if err := g.hub.add(c, own...); err != nil {
+		g.log.Error("events: follow topics", "err", err)
+		c.closeWith(closeInternal, "")
+		return nil, nil, nil, true
+	}
+	if g.marker.Changed(&marks, own...) {
+		if ready, scope, err = g.app.Ready(g.ctx, caller, sections); err != nil {
+			g.log.Error("events: build ready", "user", me, "err", err)
+			c.closeWith(closeInternal, "")
+			return nil, nil, nil, true
+		}
+	}
+	return caller, ready, scope, false
 }
 
 // deliver queues a frame from the bus for this connection.

@@ -116,8 +116,11 @@ type Options struct {
 // Gateway serves events connections. Create it with New, mount it as an
 // http.Handler and call Shutdown when the server stops.
 type Gateway struct {
-	app     *app.App
-	bus     pubsub.Bus
+	app *app.App
+	bus pubsub.Bus
+	// marker is bus as a pubsub.Marker, when every frame is published
+	// in this process (conn.authenticateMarked).
+	marker  pubsub.Marker
 	streams resume.Streams
 	// resumeHold is how long held connections record (resume.go).
 	resumeHold time.Duration
@@ -246,6 +249,7 @@ func New(opts Options) (*Gateway, error) {
 	}
 	g.poller = p
 	g.writers.start(g, runtime.GOMAXPROCS(0))
+	g.marker, _ = opts.Bus.(pubsub.Marker)
 	sub, err := opts.Bus.Subscribe(g.dispatch)
 	if err != nil {
 		g.writers.stop()

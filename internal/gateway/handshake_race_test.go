@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/event"
 	"ermine/internal/gateway"
+	"ermine/internal/pubsub"
 	"ermine/internal/store"
 )
 
@@ -57,8 +59,10 @@ func expectFriendRequest(t *testing.T, cl *client, other chat.ID) {
 // webclient.md item 2: a UserRelationship published while a connection is
 // being set up (after authentication, while Ready is built) reaches it,
 // after Ready.
+// On a bus of several nodes (no marks) the connection follows its
+// user's topics before Ready reads.
 func TestRelationshipDuringHandshake(t *testing.T) {
-	sq, bus := newStore(t), newBus(t)
+	sq, bus := newStore(t), unmarkedBus{newBus(t)}
 	hs := &hookStore{Store: sq}
 	h := newNode(t, hs, bus, gateway.Options{})
 	me, token := h.user("ann")
@@ -77,17 +81,17 @@ type hintStore struct {
 	reads  atomic.Int32 // FetchSessionReadyFacts calls
 }
 
-func (s *hintStore) FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*store.SessionReady, error) {
+func (s *hintStore) FetchSessionReadyFacts(ctx context.Context, token string) (*store.SessionReady, error) {
 	s.reads.Add(1)
 	s.once.Do(s.before)
-	return s.Store.FetchSessionReadyFacts(ctx, token, user)
+	return s.Store.FetchSessionReadyFacts(ctx, token)
 }
 
 // A connection whose token connected before reads its session and Ready
 // in one read, after following its user's topics: a UserRelationship
 // published meanwhile reaches it after Ready, as on a first connection.
 func TestRelationshipDuringHintedHandshake(t *testing.T) {
-	sq, bus := newStore(t), newBus(t)
+	sq, bus := newStore(t), unmarkedBus{newBus(t)}
 	hs := &hintStore{Store: sq}
 	h := newNode(t, hs, bus, gateway.Options{})
 	me, token := h.user("ann")
@@ -109,7 +113,7 @@ func TestRelationshipDuringHintedHandshake(t *testing.T) {
 // token is; one that is now a session of someone else (a wrong hint)
 // authenticates as that user, with nothing of the hinted user's.
 func TestHintedHandshakeWrongHint(t *testing.T) {
-	h := newHarness(t, gateway.Options{})
+	h := newNode(t, newStore(t), unmarkedBus{newBus(t)}, gateway.Options{})
 	ann, token := h.user("ann")
 	bo, _ := h.user("bo")
 	first, _ := h.connect(t, token, "json")
@@ -145,5 +149,98 @@ func TestHintedHandshakeWrongHint(t *testing.T) {
 			Status: chat.RelationIncoming}, event.Private(ann.ID))
 		h.publish(chat.TypeOnly{Type: chat.EvLogout}, event.Private(ann.ID))
 		cl.nothing()
+	})
+}
+
+// unmarkedBus hides the in-process bus's marks (pubsub.Marker), as a bus
+// of several nodes has none.
+type unmarkedBus struct{ pubsub.Bus }
+
+// markedStore counts a connection's reads and runs after once, after
+// the first read of a session with Ready's facts returns: between the
+// read and the connection following its user's topics.
+type markedStore struct {
+	store.Store
+	once                                  sync.Once
+	after                                 func()
+	sessionReady, sessionUser, readyFacts atomic.Int32
+}
+
+func (s *markedStore) FetchSessionReadyFacts(ctx context.Context, token string) (*store.SessionReady, error) {
+	s.sessionReady.Add(1)
+	defer s.once.Do(s.after)
+	return s.Store.FetchSessionReadyFacts(ctx, token)
+}
+
+func (s *markedStore) FetchSessionUser(ctx context.Context, token string) (*chat.Session, *chat.User, error) {
+	s.sessionUser.Add(1)
+	return s.Store.FetchSessionUser(ctx, token)
+}
+
+func (s *markedStore) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFacts, error) {
+	s.readyFacts.Add(1)
+	return s.Store.FetchReadyFacts(ctx, user)
+}
+
+// reads reports the store reads so far: session with Ready's facts,
+// session with its user, Ready's facts.
+func (s *markedStore) reads() [3]int32 {
+	return [3]int32{s.sessionReady.Load(), s.sessionUser.Load(), s.readyFacts.Load()}
+}
+
+// On the in-process bus a first connection reads its session and Ready's
+// facts at once, then follows its user's topics: a UserRelationship
+// published between the two is in a Ready read again, and one published
+// on a topic of nobody's there costs no second read.
+func TestRelationshipDuringMarkedHandshake(t *testing.T) {
+	t.Run("on the user's topic", func(t *testing.T) {
+		sq := newStore(t)
+		ms := &markedStore{Store: sq}
+		h := newNode(t, ms, newBus(t), gateway.Options{})
+		me, token := h.user("ann")
+		other, _ := h.user("bo")
+		ms.after = friendRequest(t, h, sq, me.ID, other)
+		cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
+		cl.expect("Authenticated")
+		ready := cl.expect("Ready")
+		found := false
+		for _, u := range list(ready, "users") {
+			if u := u.(map[string]any); str(u, "_id") == string(other.ID) {
+				found = str(u, "relationship") == string(chat.RelationIncoming)
+			}
+		}
+		if !found {
+			t.Fatalf("Ready's users = %v, want bo with an incoming request", list(ready, "users"))
+		}
+		if got := ms.reads(); got != [3]int32{1, 0, 1} {
+			t.Fatalf("reads (session with facts, session, facts) = %v, want [1 0 1]", got)
+		}
+	})
+	t.Run("on another topic", func(t *testing.T) {
+		ms := &markedStore{Store: newStore(t)}
+		h := newNode(t, ms, newBus(t), gateway.Options{})
+		me, token := h.user("ann")
+		// A topic that shares no mark with ann's own.
+		own := []int{pubsub.MarkSlot(event.Private(me.ID)), pubsub.MarkSlot(event.Of(me.ID))}
+		var elsewhere string
+		for elsewhere == "" || slices.Contains(own, pubsub.MarkSlot(elsewhere)) {
+			elsewhere = event.Of(chat.NewID())
+		}
+		ms.after = func() {
+			h.publish(chat.TypeOnly{Type: chat.EvLogout}, elsewhere)
+		}
+		cl := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {token}})
+		cl.expect("Authenticated")
+		cl.expect("Ready")
+		if got := ms.reads(); got != [3]int32{1, 0, 0} {
+			t.Fatalf("reads (session with facts, session, facts) = %v, want [1 0 0]", got)
+		}
+		// Live after Ready: a request published now arrives.
+		other, _ := h.user("bo")
+		friendRequest(t, h, ms.Store, me.ID, other)()
+		p := cl.expect(chat.EvUserRelationship)
+		if p["status"] != string(chat.RelationIncoming) {
+			t.Fatalf("UserRelationship = %v", p)
+		}
 	})
 }

@@ -74,6 +74,41 @@ type Subscription interface {
 	Close() error
 }
 
+// Marker is implemented by a bus on which every frame is published in
+// this process (inproc): there a reader may read some state first and
+// follow the topics its changes are published on afterwards, if it can
+// tell whether a frame was published on them in between. It takes Marks
+// before the read and asks Changed once it follows the topics: when
+// Changed says no, every frame published on them after the read was
+// published after the follow too, and reaches the subscription.
+type Marker interface {
+	// Marks returns the marks of every topic now.
+	Marks() Marks
+	// Changed reports whether a frame was published on any of topics
+	// since m was taken. It may say yes when none was (topics share
+	// marks), never no when one was.
+	Changed(m *Marks, topics ...string) bool
+}
+
+// MarkSlots is how many marks a Marker keeps: topics share them by
+// hash. A reader asks about two topics: a frame published elsewhere
+// while it reads makes it read again about once in thirty-two.
+const MarkSlots = 64
+
+// Marks is a Marker's count of frames published per slot of topics.
+type Marks [MarkSlots]uint64
+
+// MarkSlot returns the slot of Marks that counts topic's frames.
+func MarkSlot(topic string) int {
+	// FNV-1a: topics are short, and this runs on every publish.
+	h := uint32(2166136261)
+	for i := 0; i < len(topic); i++ {
+		h ^= uint32(topic[i])
+		h *= 16777619
+	}
+	return int(h % MarkSlots)
+}
+
 // ValidTopic reports whether topic is a non-empty string of the
 // characters [0-9A-Za-z!], which every backend can use unescaped.
 func ValidTopic(topic string) bool {

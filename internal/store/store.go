@@ -157,10 +157,10 @@ type Sessions interface {
 	// missing channel leaves Channel nil.
 	FetchSessionChannelAccess(ctx context.Context, token string, channel chat.ID) (*SessionChannel, error)
 	// FetchSessionReadyFacts is FetchSessionUser(token) and
-	// FetchReadyFacts(user) in one read, for a connection that knows
-	// whose session it is before reading it (the caller checks that the
-	// session is user's): ErrNotFound when the session is missing.
-	FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*SessionReady, error)
+	// FetchReadyFacts of the session's user in one read, what an events
+	// connection needs before anything else: ErrNotFound when the
+	// session is missing.
+	FetchSessionReadyFacts(ctx context.Context, token string) (*SessionReady, error)
 	// FetchSessions lists a user's sessions, oldest first.
 	FetchSessions(ctx context.Context, userID chat.ID) ([]*chat.Session, error)
 	// UpdateSession replaces a stored session; ErrNotFound if missing.

@@ -26,9 +26,16 @@ type Bus struct {
 	closed bool
 
 	retired atomic.Uint64 // drops counted by closed subscriptions
+
+	// marks counts the frames published per slot of topics (see
+	// pubsub.Marker): every frame is published in this process.
+	marks [pubsub.MarkSlots]atomic.Uint64
 }
 
-var _ pubsub.Bus = (*Bus)(nil)
+var (
+	_ pubsub.Bus    = (*Bus)(nil)
+	_ pubsub.Marker = (*Bus)(nil)
+)
 
 // New returns a bus whose subscriptions each queue up to queueLen frames
 // for their handler (DefaultQueueLen when queueLen <= 0) and drop beyond.
@@ -52,6 +59,10 @@ func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
 	if !pubsub.ValidTopic(topic) {
 		return pubsub.CheckTopics(topic)
 	}
+	// Marked before the subscriptions are read: a reader that follows
+	// topic and then finds its mark unchanged (Changed) followed it
+	// before this frame looked for subscriptions, and gets it.
+	b.marks[pubsub.MarkSlot(topic)].Add(1)
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
@@ -62,6 +73,27 @@ func (b *Bus) Publish(ctx context.Context, topic string, msg []byte) error {
 	}
 	b.mu.RUnlock()
 	return nil
+}
+
+// Marks returns the marks of every topic now (pubsub.Marker).
+func (b *Bus) Marks() pubsub.Marks {
+	var m pubsub.Marks
+	for i := range m {
+		m[i] = b.marks[i].Load()
+	}
+	return m
+}
+
+// Changed reports whether a frame was published on any of topics since m
+// was taken, or on a topic sharing a mark with one of them.
+func (b *Bus) Changed(m *pubsub.Marks, topics ...string) bool {
+	for _, t := range topics {
+		i := pubsub.MarkSlot(t)
+		if b.marks[i].Load() != m[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // Subscribe opens a subscription with an empty topic set.

@@ -3,6 +3,7 @@ package inproc
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -189,5 +190,71 @@ func BenchmarkPublish(b *testing.B) {
 			delivered.Wait()
 			b.ReportMetric(float64(bus.Dropped())/float64(b.N), "drops/op")
 		})
+	}
+}
+
+// Marks move with every frame published on a topic, whether anyone
+// follows it or not, and only on the slot of that topic.
+func TestMarks(t *testing.T) {
+	b := New(0)
+	defer b.Close()
+	ctx := context.Background()
+	a := "alpha"
+	other := "beta"
+	for i := 0; pubsub.MarkSlot(other) == pubsub.MarkSlot(a); i++ {
+		other = "beta" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	m := b.Marks()
+	if b.Changed(&m, a, other) {
+		t.Fatal("changed before anything was published")
+	}
+	if err := b.Publish(ctx, other, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b.Changed(&m, a) {
+		t.Fatal("a frame on another slot's topic changed a's mark")
+	}
+	if !b.Changed(&m, a, other) {
+		t.Fatal("a frame on other did not change its mark")
+	}
+	m = b.Marks()
+	if err := b.Publish(ctx, a, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if !b.Changed(&m, a) {
+		t.Fatal("a frame on a, followed by nobody, did not change its mark")
+	}
+	// A bad topic publishes nothing and marks nothing.
+	m = b.Marks()
+	if err := b.Publish(ctx, "bad topic", []byte("x")); !errors.Is(err, pubsub.ErrInvalidTopic) {
+		t.Fatalf("Publish(bad topic) = %v", err)
+	}
+	if m != b.Marks() {
+		t.Fatal("a refused frame moved a mark")
+	}
+}
+
+// A frame is marked before Publish reads the topic's subscriptions: a
+// reader whose follow (which changes them) ends before the mark moves
+// gets the frame. Here the subscriptions are held locked, as a follow
+// holds them, while a frame is published: its mark moves meanwhile.
+func TestMarkBeforeSubscriptionsAreRead(t *testing.T) {
+	b := New(0)
+	defer b.Close()
+	m := b.Marks()
+	b.mu.Lock()
+	published := make(chan error, 1)
+	go func() { published <- b.Publish(context.Background(), "topic", []byte("x")) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !b.Changed(&m, "topic") {
+		if time.Now().After(deadline) {
+			b.mu.Unlock()
+			t.Fatal("the mark did not move before Publish read the subscriptions")
+		}
+		runtime.Gosched()
+	}
+	b.mu.Unlock()
+	if err := <-published; err != nil {
+		t.Fatal(err)
 	}
 }

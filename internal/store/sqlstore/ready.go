@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	json "github.com/goccy/go-json"
 
@@ -20,19 +22,27 @@ const (
 	factPolicy
 )
 
-// readyFactsQuery reads a user's relationships, private channels,
-// memberships with their servers (and each server's channels_version),
-// their servers' emoji and the policy changes made since they signed up
-// in one statement: a connect pays one read (one round trip, one read
-// lock on SQLite) where it paid seven. Columns:
-// kind, id, sort key, status, document, server document, channels
-// version; ordered as the separate methods order them.
-const readyFactsQuery = `SELECT 0, other_id, 0, status, NULL, NULL, 0 FROM relationships WHERE user_id = ?
-	UNION ALL SELECT 1, c.id, 0, NULL, c.data, NULL, 0 FROM channel_participants p JOIN channels c ON c.id = p.channel_id WHERE p.user_id = ?
-	UNION ALL SELECT 2, m.server_id, m.joined_at, NULL, m.data, sv.data, COALESCE(sv.channels_version, 0) FROM members m LEFT JOIN servers sv ON sv.id = m.server_id WHERE m.user_id = ?
-	UNION ALL SELECT 3, e.id, 0, NULL, e.data, NULL, 0 FROM members m JOIN emojis e ON e.server_id = m.server_id WHERE m.user_id = ?
-	UNION ALL SELECT 4, '', created_at, NULL, data, NULL, 0 FROM policy_changes WHERE created_at > ?
-	ORDER BY 1, 3, 2`
+// readyFacts returns the statement reading the Ready facts of the user
+// who names (a placeholder or a subquery): their relationships, private
+// channels, memberships with their servers (and each server's
+// channels_version), their servers' emoji and the policy changes newer
+// than since (a placeholder, or "0" for all) in one statement: a connect
+// pays one read (one round trip, one read lock on SQLite) where it paid
+// seven. Columns: kind, id, sort key, status, document, server
+// document, channels version. The rows come in no order: scanReadyFacts
+// sorts each list as the separate methods order it, for less than the
+// database's sort of them all costs.
+func readyFacts(who, since string) string {
+	return `SELECT 0, other_id, 0, status, NULL, NULL, 0 FROM relationships WHERE user_id = ` + who + `
+	UNION ALL SELECT 1, c.id, 0, NULL, c.data, NULL, 0 FROM channel_participants p JOIN channels c ON c.id = p.channel_id WHERE p.user_id = ` + who + `
+	UNION ALL SELECT 2, m.server_id, m.joined_at, NULL, m.data, sv.data, COALESCE(sv.channels_version, 0) FROM members m LEFT JOIN servers sv ON sv.id = m.server_id WHERE m.user_id = ` + who + `
+	UNION ALL SELECT 3, e.id, 0, NULL, e.data, NULL, 0 FROM members m JOIN emojis e ON e.server_id = m.server_id WHERE m.user_id = ` + who + `
+	UNION ALL SELECT 4, '', created_at, NULL, data, NULL, 0 FROM policy_changes WHERE created_at > ` + since
+}
+
+// readyFactsQuery reads the facts of the user its first four arguments
+// name, with the policy changes after its fifth.
+var readyFactsQuery = readyFacts("?", "?")
 
 // FetchReadyFacts reads a user's Ready facts with one query, and the
 // channel lists of their servers from those kept at the versions it read
@@ -46,15 +56,18 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 	return f, err
 }
 
-// sessionReadyQuery is readyFactsQuery after a first row (kind -1, so it
-// sorts first) holding the session with a token and its user's document.
-const sessionReadyQuery = `SELECT -1, '', 0, NULL, se.data, u.data, 0 FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?
-	UNION ALL ` + readyFactsQuery
+// sessionReadyQuery is the session with a token and its user's
+// document (a row of kind -1), then the Ready facts of the session's
+// user with every policy change: the user is not
+// known before the read, and scanReadyFacts drops the changes from
+// before their sign-up. Its five arguments are the token.
+var sessionReadyQuery = `SELECT -1, '', 0, NULL, se.data, u.data, 0 FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?
+	UNION ALL ` + readyFacts("(SELECT user_id FROM sessions WHERE token = ?)", "0")
 
-// FetchSessionReadyFacts reads a session with its user and a user's Ready
-// facts with one query: a connect pays one read where it paid two.
-func (s *DB) FetchSessionReadyFacts(ctx context.Context, token string, user chat.ID) (*store.SessionReady, error) {
-	rows, err := s.query(ctx, sessionReadyQuery, token, user, user, user, user, chat.TimeOf(user.Time()).Millis())
+// FetchSessionReadyFacts reads a session with its user and that user's
+// Ready facts with one query: a connect pays one read where it paid two.
+func (s *DB) FetchSessionReadyFacts(ctx context.Context, token string) (*store.SessionReady, error) {
+	rows, err := s.query(ctx, sessionReadyQuery, token, token, token, token, token)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +93,9 @@ func (s *DB) scanReadyFacts(ctx context.Context, rows *sql.Rows) (*store.ReadyFa
 	f := &store.ReadyFacts{}
 	var sr *store.SessionReady
 	versions := map[chat.ID]int64{}
+	var since int64
+	var members []membership
+	var policies []policyRow
 	for rows.Next() {
 		var kind int
 		var id string
@@ -95,6 +111,7 @@ func (s *DB) scanReadyFacts(ctx context.Context, rows *sql.Rows) (*store.ReadyFa
 				return nil, nil, err
 			}
 			sr = &store.SessionReady{Session: se}
+			since = chat.TimeOf(se.UserID.Time()).Millis()
 			if serverData.Valid {
 				d, err := decodeFact[chat.UserDoc](serverData)
 				if err != nil {
@@ -115,16 +132,14 @@ func (s *DB) scanReadyFacts(ctx context.Context, rows *sql.Rows) (*store.ReadyFa
 			if err != nil {
 				return nil, nil, err
 			}
-			f.Memberships = append(f.Memberships, m)
-			if !serverData.Valid {
-				continue // a membership of a server that is gone
+			ms := membership{member: m, joined: sort, server: id}
+			if serverData.Valid { // else a membership of a server that is gone
+				if ms.in, err = decodeFact[chat.Server](serverData); err != nil {
+					return nil, nil, err
+				}
+				versions[ms.in.ID] = version
 			}
-			sv, err := decodeFact[chat.Server](serverData)
-			if err != nil {
-				return nil, nil, err
-			}
-			f.Servers = append(f.Servers, sv)
-			versions[sv.ID] = version
+			members = append(members, ms)
 		case factEmoji:
 			e, err := decodeFact[chat.Emoji](data)
 			if err != nil {
@@ -136,18 +151,53 @@ func (s *DB) scanReadyFacts(ctx context.Context, rows *sql.Rows) (*store.ReadyFa
 			if err != nil {
 				return nil, nil, err
 			}
-			f.PolicyChanges = append(f.PolicyChanges, *p)
+			policies = append(policies, policyRow{change: *p, created: sort})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
 	rows.Close()
+	slices.SortFunc(f.Relationships, func(a, b chat.Relationship) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(f.Private, func(a, b *chat.Channel) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(f.Emojis, func(a, b *chat.Emoji) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(members, func(a, b membership) int {
+		return cmp.Or(cmp.Compare(a.joined, b.joined), cmp.Compare(a.server, b.server))
+	})
+	for _, m := range members {
+		f.Memberships = append(f.Memberships, m.member)
+		if m.in != nil {
+			f.Servers = append(f.Servers, m.in)
+		}
+	}
+	// The policy changes of a session's read are all of them; those up
+	// to since, the sign-up of the session's user, are not theirs.
+	slices.SortStableFunc(policies, func(a, b policyRow) int { return cmp.Compare(a.created, b.created) })
+	for _, p := range policies {
+		if p.created > since {
+			f.PolicyChanges = append(f.PolicyChanges, p.change)
+		}
+	}
 	var err error
 	if f.Channels, err = s.channelListsAt(ctx, versions); err != nil {
 		return nil, nil, err
 	}
 	return f, sr, nil
+}
+
+// membership is a membership row of readyFacts: the member, the time
+// and server it sorts by, and the server unless it is gone.
+type membership struct {
+	member *chat.Member
+	joined int64
+	server string
+	in     *chat.Server
+}
+
+// policyRow is a policy change row of readyFacts.
+type policyRow struct {
+	change  chat.PolicyChange
+	created int64
 }
 
 // decodeFact decodes a document column.

@@ -820,23 +820,33 @@ func testReadyFacts(t *testing.T, s store.Store) {
 	must(t, err)
 	same(t, got, &store.ReadyFacts{Channels: map[chat.ID][]*chat.Channel{}, PolicyChanges: []chat.PolicyChange{p1, p2}})
 
-	// With a session and its user in one read: the same facts; no user
-	// before onboarding; an unknown token is not found.
+	// With a session and its user in one read: the same facts, those of
+	// the session's user (with only the policy changes since they signed
+	// up); no user before onboarding; an unknown token is not found.
 	se := &chat.Session{ID: chat.NewID(), UserID: me, Token: chat.NewToken(64), Name: "ready"}
 	must(t, s.InsertSession(c, se))
-	sr, err := s.FetchSessionReadyFacts(c, se.Token, me)
+	sr, err := s.FetchSessionReadyFacts(c, se.Token)
 	must(t, err)
 	same(t, sr, &store.SessionReady{Session: se, Facts: want})
 	u := newUser("Ready", "0042")
 	u.ID = me
 	must(t, s.InsertUser(c, u))
-	sr, err = s.FetchSessionReadyFacts(c, se.Token, me)
+	sr, err = s.FetchSessionReadyFacts(c, se.Token)
 	must(t, err)
 	same(t, sr, &store.SessionReady{Session: se, User: u, Facts: want})
-	_, err = s.FetchSessionReadyFacts(c, chat.NewToken(64), me)
+	theirSession := &chat.Session{ID: chat.NewID(), UserID: other, Token: chat.NewToken(64), Name: "theirs"}
+	must(t, s.InsertSession(c, theirSession))
+	sr, err = s.FetchSessionReadyFacts(c, theirSession.Token)
+	must(t, err)
+	theirFacts, err := s.FetchReadyFacts(c, other)
+	must(t, err)
+	same(t, sr.Facts, theirFacts)
+	same(t, len(sr.Facts.Servers), 1)
+	same(t, sr.Facts.Servers[0].ID, theirs.ID)
+	_, err = s.FetchSessionReadyFacts(c, chat.NewToken(64))
 	wantErr(t, err, store.ErrNotFound)
 	must(t, s.DeleteSession(c, se.ID))
-	_, err = s.FetchSessionReadyFacts(c, se.Token, me)
+	_, err = s.FetchSessionReadyFacts(c, se.Token)
 	wantErr(t, err, store.ErrNotFound)
 }
 
