@@ -343,7 +343,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.sections = &s
 	}
 	c.counted.Store(true)
-	s, err := g.poller.upgrade(w, r, c)
+	token := q.Get("token")
+	s, err := g.poller.upgrade(w, r, c, token != "")
 	if err != nil {
 		c.authDone()
 		g.log.Debug("events: upgrade failed", "err", err)
@@ -369,7 +370,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.closeWith(closeGoingAway, "server shutting down")
 		return
 	}
-	c.onOpen(q.Get("token"))
+	c.onOpen(token)
 }
 
 // isUpgrade reports whether r asks for a WebSocket.

@@ -234,18 +234,41 @@ func (p packet) Type() string { s, _ := p["type"].(string); return s }
 // dial opens a connection with the query given (format, token, ready...).
 func (h *harness) dial(t *testing.T, query url.Values) *client {
 	t.Helper()
+	cl, err := h.tryDial(t, query)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	return cl
+}
+
+// dialLater is dial in the background. A connection that authenticates
+// with its URL's token has its upgrade answered with its Authenticated
+// and Ready: a test that holds the handshake up dials this way.
+func (h *harness) dialLater(t *testing.T, query url.Values) <-chan *client {
+	out := make(chan *client, 1)
+	go func() {
+		cl, err := h.tryDial(t, query)
+		if err != nil {
+			t.Errorf("dial: %v", err)
+		}
+		out <- cl
+	}()
+	return out
+}
+
+func (h *harness) tryDial(t *testing.T, query url.Values) (*client, error) {
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, h.url+"?"+query.Encode(), nil) //nolint:bodyclose // "You never need to close resp.Body yourself" (coder/websocket)
 	if err != nil {
-		t.Fatalf("dial: %v", err)
+		return nil, err
 	}
 	c.SetReadLimit(8 << 20)
 	cl := &client{t: t, c: c, binary: query.Get("format") == "msgpack",
 		frames: make(chan frame, 1024), closed: make(chan struct{})}
 	go cl.readLoop()
 	t.Cleanup(func() { _ = c.CloseNow() })
-	return cl
+	return cl, nil
 }
 
 func (cl *client) readLoop() {

@@ -26,12 +26,16 @@ func TestHandshakeWaitsAtGate(t *testing.T) {
 			<-release
 		})
 	})
-	first := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {annToken}})
+	first := h.dialLater(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {annToken}})
 	<-entered
-	second := h.dial(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {boToken}})
+	second := h.dialLater(t, url.Values{"version": {"1"}, "format": {"json"}, "token": {boToken}})
 	time.Sleep(600 * time.Millisecond) // three times AuthTimeout
 	close(release)
-	for _, cl := range []*client{first, second} {
+	for _, ch := range []<-chan *client{first, second} {
+		cl := <-ch
+		if cl == nil {
+			t.FailNow()
+		}
 		cl.expect("Authenticated")
 		cl.expect("Ready")
 	}
