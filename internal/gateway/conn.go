@@ -528,7 +528,9 @@ func (c *conn) authenticate(token string) {
 	if !c.reserve() {
 		return
 	}
-	c.push(job{f: func() {
+	// Authenticated, Ready and what came meanwhile are written here, in
+	// one round on this goroutine, rather than handed to a writer.
+	own := c.pushHeld(job{f: func() {
 		c.write(authBytes)
 		c.write(readyBytes)
 		if r != nil {
@@ -545,6 +547,9 @@ func (c *conn) authenticate(token string) {
 	c.early = nil
 	c.live.Store(true)
 	c.mu.Unlock()
+	if own {
+		c.roundHere()
+	}
 	c.authDone()
 	g.app.UserConnected(ctx, caller.User)
 }

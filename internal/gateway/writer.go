@@ -141,6 +141,29 @@ func (c *conn) push(j job) {
 	}
 }
 
+// pushHeld is push for a caller that will run the round itself: it
+// reports true when the connection was not on the ready list nor being
+// written, and then keeps it off the list (pushes meanwhile queue behind
+// j) until the caller runs roundHere.
+func (c *conn) pushHeld(j job) bool {
+	c.qmu.Lock()
+	c.queue = append(c.queue, j)
+	own := !c.running
+	c.running = true
+	c.qmu.Unlock()
+	return own
+}
+
+// roundHere runs a round on the calling goroutine, for pushHeld's
+// caller.
+func (c *conn) roundHere() {
+	out := c.g.buffers.Get().(*[]byte)
+	c.round(nil, out)
+	if cap(*out) <= keepBuffer {
+		c.g.buffers.Put(out)
+	}
+}
+
 // round runs the jobs waiting on a shared writer and writes their frames
 // into out without waiting. It then puts the connection back on the
 // ready list if more work came. spare is an empty job slice to lend the
