@@ -58,16 +58,18 @@ func (s *DB) FetchReadyFacts(ctx context.Context, user chat.ID) (*store.ReadyFac
 
 // sessionReadyQuery is the session with a token and its user's
 // document (a row of kind -1), then the Ready facts of the session's
-// user with every policy change: the user is not
-// known before the read, and scanReadyFacts drops the changes from
-// before their sign-up. Its five arguments are the token.
-var sessionReadyQuery = `SELECT -1, '', 0, NULL, se.data, u.data, 0 FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?
-	UNION ALL ` + readyFacts("(SELECT user_id FROM sessions WHERE token = ?)", "0")
+// user with every policy change: the user is not known before the read,
+// and scanReadyFacts drops the changes from before their sign-up. The
+// session is looked up once, into the materialised "me", for every
+// part of the statement. Its argument is the token.
+var sessionReadyQuery = `WITH me AS MATERIALIZED (SELECT user_id, data FROM sessions WHERE token = ?)
+	SELECT -1, '', 0, NULL, me.data, u.data, 0 FROM me LEFT JOIN users u ON u.id = me.user_id
+	UNION ALL ` + readyFacts("(SELECT user_id FROM me)", "0")
 
 // FetchSessionReadyFacts reads a session with its user and that user's
 // Ready facts with one query: a connect pays one read where it paid two.
 func (s *DB) FetchSessionReadyFacts(ctx context.Context, token string) (*store.SessionReady, error) {
-	rows, err := s.query(ctx, sessionReadyQuery, token, token, token, token, token)
+	rows, err := s.query(ctx, sessionReadyQuery, token)
 	if err != nil {
 		return nil, err
 	}
