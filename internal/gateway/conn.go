@@ -415,13 +415,7 @@ func (c *conn) authenticate(token string) {
 		// Follow the user's own topics before Ready is built: what changes
 		// meanwhile (a relationship, a new server or DM) waits in early and
 		// follows Ready, where otherwise it would be in neither.
-		me := caller.User.ID
-		if c.rq.want {
-			c.res = &resumeState{}
-		}
-		if err := g.hub.add(c, event.Private(me), event.Of(me)); err != nil {
-			g.log.Error("events: follow topics", "err", err)
-			c.closeWith(closeInternal, "")
+		if _, ok := c.followOwn(caller.User.ID); !ok {
 			return
 		}
 		if c.rq.id != "" && c.resumeFrom(caller, c.rq) {
@@ -579,13 +573,8 @@ func (c *conn) authenticateHinted(token string, sections app.ReadySections) (cal
 	if !ok {
 		return nil, nil, nil, false
 	}
-	if c.rq.want {
-		c.res = &resumeState{}
-	}
-	own := []string{event.Private(hint), event.Of(hint)}
-	if err := g.hub.add(c, own...); err != nil {
-		g.log.Error("events: follow topics", "err", err)
-		c.closeWith(closeInternal, "")
+	own, ok := c.followOwn(hint)
+	if !ok {
 		return nil, nil, nil, true
 	}
 	caller, ready, scope, err := g.app.AuthenticateReady(g.ctx, token, hint, sections)
@@ -642,13 +631,8 @@ func (c *conn) authenticateMarked(token string, sections app.ReadySections) (cal
 		return nil, nil, nil, true
 	}
 	me := caller.User.ID
-	if c.rq.want {
-		c.res = &resumeState{}
-	}
-	own := []string{event.Private(me), event.Of(me)}
-	if err := g.hub.add(c, own...); err != nil {
-		g.log.Error("events: follow topics", "err", err)
-		c.closeWith(closeInternal, "")
+	own, ok := c.followOwn(me)
+	if !ok {
 		return nil, nil, nil, true
 	}
 	if g.marker.Changed(&marks, own...) {
@@ -659,6 +643,23 @@ func (c *conn) authenticateMarked(token string, sections app.ReadySections) (cal
 		}
 	}
 	return caller, ready, scope, false
+}
+
+// followOwn makes the connection follow user's own topics, which it
+// returns, first starting its resumable stream's state when the client
+// asked for one. When the follow fails the connection is closed and ok
+// is false.
+func (c *conn) followOwn(user chat.ID) (own []string, ok bool) {
+	if c.rq.want {
+		c.res = &resumeState{}
+	}
+	own = []string{event.Private(user), event.Of(user)}
+	if err := c.g.hub.add(c, own...); err != nil {
+		c.g.log.Error("events: follow topics", "err", err)
+		c.closeWith(closeInternal, "")
+		return nil, false
+	}
+	return own, true
 }
 
 // deliver queues a frame from the bus for this connection.
