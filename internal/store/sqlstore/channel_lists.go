@@ -22,6 +22,11 @@ type channelList struct {
 
 // bumpChannels counts a write to server's channels (see the servers
 // table's channels_version); it runs in the writing transaction.
+//
+// Lock order: a transaction that writes a server's row and a channel's
+// takes the server's first. Editing a channel reads (and on PostgreSQL
+// locks) the server before the channel, and a write that locked the
+// channel first and then bumped its server deadlocked with it there.
 func (s *DB) bumpChannels(ctx context.Context, server chat.ID) error {
 	if server == "" {
 		return nil

@@ -144,11 +144,12 @@ func (s *DB) UpdateChannel(ctx context.Context, c *chat.Channel) error {
 		return err
 	}
 	return s.within(ctx, func(tx *DB) error {
-		if err := tx.execOne(ctx, `UPDATE channels SET channel_type = ?, server_id = ?, unique_key = ?, data = ? WHERE id = ?`,
-			c.ChannelType, nullable(string(c.Server)), uniqueKey(c), data, c.ID); err != nil {
+		// The server's row before the channel's (see bumpChannels).
+		if err := tx.bumpChannels(ctx, c.Server); err != nil {
 			return err
 		}
-		if err := tx.bumpChannels(ctx, c.Server); err != nil {
+		if err := tx.execOne(ctx, `UPDATE channels SET channel_type = ?, server_id = ?, unique_key = ?, data = ? WHERE id = ?`,
+			c.ChannelType, nullable(string(c.Server)), uniqueKey(c), data, c.ID); err != nil {
 			return err
 		}
 		return tx.writeParticipants(ctx, c)
@@ -158,6 +159,13 @@ func (s *DB) UpdateChannel(ctx context.Context, c *chat.Channel) error {
 // SetLastMessage records a channel's last message.
 func (s *DB) SetLastMessage(ctx context.Context, channel, message chat.ID) error {
 	return s.within(ctx, func(tx *DB) error {
+		// The server's row before the channel's (see bumpChannels); a
+		// record older than the channel's bumps the version for nothing,
+		// which costs a reread of the list.
+		if _, err := tx.exec(ctx, `UPDATE servers SET channels_version = channels_version + 1
+			WHERE id = (SELECT server_id FROM channels WHERE id = ?)`, channel); err != nil {
+			return err
+		}
 		c, err := one[chat.Channel](ctx, tx, `SELECT data FROM channels WHERE id = ?`+tx.lock, channel)
 		if err != nil {
 			return err
@@ -168,9 +176,6 @@ func (s *DB) SetLastMessage(ctx context.Context, channel, message chat.ID) error
 		c.LastMessageID = &message
 		data, err := encode(c)
 		if err != nil {
-			return err
-		}
-		if err := tx.bumpChannels(ctx, c.Server); err != nil {
 			return err
 		}
 		return tx.execOne(ctx, `UPDATE channels SET data = ? WHERE id = ?`, data, channel)

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Imports", testImports},
 		{"Transactions", testTransactions},
 		{"ConcurrentWrites", testConcurrentWrites},
+		{"LockOrder", testLockOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1374,6 +1375,49 @@ func testTransactions(t *testing.T, s store.Store) {
 	wantErr(t, err, store.ErrConflict)
 	_, err = s.FetchUser(c, v.ID)
 	wantErr(t, err, store.ErrNotFound)
+}
+
+// testLockOrder runs a channel's last message record (SetLastMessage,
+// the write-behind's) and its update (UpdateChannel) alone while a
+// transaction holds the channel's server and then reads the channel, as
+// editing a channel does: each locks the server before the channel too,
+// so none deadlocks (PostgreSQL answered one of them with an error).
+func testLockOrder(t *testing.T, s store.Store) {
+	c := ctx(t)
+	sv := newServer(chat.NewID())
+	must(t, s.InsertServer(c, sv))
+	ch := &chat.Channel{ChannelType: chat.ChannelText, ID: chat.NewID(), Server: sv.ID, Name: "general"}
+	must(t, s.InsertChannel(c, ch))
+	for _, write := range []struct {
+		name string
+		do   func() error
+	}{
+		{"SetLastMessage", func() error { return s.SetLastMessage(c, ch.ID, chat.NewID()) }},
+		{"UpdateChannel", func() error {
+			u := *ch
+			u.Name = "renamed"
+			return s.UpdateChannel(c, &u)
+		}},
+	} {
+		t.Run(write.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			err := s.InTx(c, func(tx store.Store) error {
+				if _, err := tx.FetchServer(c, sv.ID); err != nil {
+					return err
+				}
+				go func() { done <- write.do() }()
+				time.Sleep(200 * time.Millisecond) // the write takes what it can meanwhile
+				_, err := tx.FetchChannel(c, ch.ID)
+				return err
+			})
+			if err != nil {
+				t.Fatalf("the transaction: %v", err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("%s: %v", write.name, err)
+			}
+		})
+	}
 }
 
 // testConcurrentWrites checks load-change-save in InTx loses no update.
