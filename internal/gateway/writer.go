@@ -131,20 +131,16 @@ func (g *Gateway) writeLoop() {
 // push appends j to the queue, already counted by reserve, and puts the
 // connection on the ready list unless it is there or being written.
 func (c *conn) push(j job) {
-	c.qmu.Lock()
-	c.queue = append(c.queue, j)
-	start := !c.running
-	c.running = true
-	c.qmu.Unlock()
-	if start {
+	if c.pushHeld(j) {
 		c.g.writers.schedule(c)
 	}
 }
 
-// pushHeld is push for a caller that will run the round itself: it
-// reports true when the connection was not on the ready list nor being
-// written, and then keeps it off the list (pushes meanwhile queue behind
-// j) until the caller runs roundHere.
+// pushHeld appends j to the queue and reports whether the connection
+// was idle (neither on the ready list nor being written). An idle
+// connection is now the caller's to start: push puts it on the ready
+// list, a handshake runs its round itself (roundHere); pushes meanwhile
+// queue behind j.
 func (c *conn) pushHeld(j job) bool {
 	c.qmu.Lock()
 	c.queue = append(c.queue, j)
