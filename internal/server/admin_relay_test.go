@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -21,10 +20,7 @@ import (
 func TestAdminRelaysAccessChanges(t *testing.T) {
 	ctx := t.Context()
 	cfg := localConfig(t)
-	st, err := server.OpenStore(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, cfg)
 	u := &chat.User{ID: chat.NewID(), Username: "bob", Discriminator: "0001"}
 	se := &chat.Session{ID: chat.NewID(), UserID: u.ID, Token: chat.NewToken(64)}
 	for _, err := range []error{
@@ -37,7 +33,7 @@ func TestAdminRelaysAccessChanges(t *testing.T) {
 	}
 	st.Close()
 
-	ad, err := server.OpenAdmin(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ad, err := server.OpenAdmin(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +47,7 @@ func TestAdminRelaysAccessChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = server.OpenStore(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openStore(t, cfg)
 	defer st.Close()
 	evs, err := st.TakeRelayEvents(ctx, 100, time.Now().Add(-time.Minute))
 	if err != nil {

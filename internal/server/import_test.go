@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -17,16 +16,13 @@ import (
 func TestRefusesUnfinishedImport(t *testing.T) {
 	ctx := t.Context()
 	cfg := localConfig(t)
-	st, err := server.OpenStore(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, cfg)
 	cmd := "ermine import revolt --dump /srv/dump"
 	if err := st.SetImport(ctx, &store.ImportState{Source: "revolt", Command: cmd, Started: chat.Now(), Done: map[string]int64{}}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	srv, err := server.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := server.Start(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err == nil {
 		_ = srv.Shutdown(ctx)
 		t.Fatal("server started on an unfinished import")
@@ -44,4 +40,14 @@ func localConfig(t *testing.T) config.Config {
 	cfg.Data = t.TempDir()
 	cfg.Listen = "127.0.0.1:0"
 	return cfg
+}
+
+// openStore opens cfg's store; the test closes it.
+func openStore(t *testing.T, cfg config.Config) store.Store {
+	t.Helper()
+	st, err := server.OpenStore(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
