@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -333,6 +334,20 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	c := g.newConn(ip, q)
+	token := q.Get("token")
+	s, err := g.poller.upgrade(w, r, c, token != "")
+	if err != nil {
+		c.authDone()
+		g.log.Debug("events: upgrade failed", "err", err)
+		return
+	}
+	g.open(c, s, token)
+}
+
+// newConn is a connection from ip (counted against its cap of
+// unauthenticated connections) with its URL's query q.
+func (g *Gateway) newConn(ip string, q url.Values) *conn {
 	c := &conn{
 		g:      g,
 		binary: q.Get("format") == "msgpack",
@@ -344,13 +359,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.sections = &s
 	}
 	c.counted.Store(true)
-	token := q.Get("token")
-	s, err := g.poller.upgrade(w, r, c, token != "")
-	if err != nil {
-		c.authDone()
-		g.log.Debug("events: upgrade failed", "err", err)
-		return
-	}
+	return c
+}
+
+// open starts connection c on its upgraded socket s: the poller reads
+// it, the gateway counts it, and it authenticates with token, when its
+// URL had one, before any packet of the client's is handled.
+func (g *Gateway) open(c *conn, s *nbioSocket, token string) {
 	if g.sendBuf > 0 {
 		s.setSendBuffer(g.sendBuf)
 	}

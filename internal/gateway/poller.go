@@ -129,18 +129,27 @@ func (p *poller) upgrade(w http.ResponseWriter, r *http.Request, c *conn, hold b
 		}
 		return nil, err
 	}
-	nc, err := nbio.NBConn(hw.conn) // takes a duplicate descriptor and closes the original
+	var head []byte
+	if hw.held != nil {
+		head = hw.held.answer
+	}
+	return p.adopt(hw.conn, head, c)
+}
+
+// adopt moves tcp, a TCP connection whose handshake is answered, to a
+// socket of c's, which the poller does not read yet; head, when not
+// nil, is the answer, held for the socket's first write. On failure
+// tcp is closed.
+func (p *poller) adopt(tcp net.Conn, head []byte, c *conn) (*nbioSocket, error) {
+	nc, err := nbio.NBConn(tcp) // takes a duplicate descriptor and closes the original
 	if err != nil {
-		_ = hw.conn.Close()
+		_ = tcp.Close()
 		return nil, err
 	}
 	ws := websocket.NewServerConn(p.up, nc, "", false, false)
 	ws.Engine = p.engine
 	ws.Execute = nc.Execute
-	s := &nbioSocket{ws: ws, nc: nc}
-	if hw.held != nil {
-		s.head = hw.held.answer
-	}
+	s := &nbioSocket{ws: ws, nc: nc, head: head}
 	s.conn.Store(c)
 	ws.SetSession(s)
 	nc.SetSession(ws)

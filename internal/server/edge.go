@@ -7,8 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+
+	"ermine/internal/gateway"
 )
 
 // Limits of what a client may send before any route sees it. Bodies
@@ -31,20 +35,28 @@ const rawErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnecti
 // malformed request or header value) reach the client as the API's
 // error body instead: {"type":"FailedValidation","error":...} with the
 // same status. Those answers are written in one call straight to the
-// connection, with headers no handler response has in that order.
-type jsonErrors struct{ net.Listener }
+// connection, with headers no handler response has in that order. With
+// a lane, the first request of each connection goes to it first.
+type jsonErrors struct {
+	net.Listener
+	lane *eventsLane
+}
 
 func (l jsonErrors) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &errorConn{Conn: c}, nil
+	return &errorConn{Conn: c, lane: l.lane}, nil
 }
 
 // errorConn rewrites net/http's raw error answers; every other write
-// passes through unchanged.
-type errorConn struct{ net.Conn }
+// passes through unchanged. Its first read is offered to its lane.
+type errorConn struct {
+	net.Conn
+	// lane is the events lane until the first read.
+	lane *eventsLane
+}
 
 func (c *errorConn) Write(b []byte) (int, error) {
 	if out, ok := rewriteRawError(b); ok {
@@ -54,6 +66,62 @@ func (c *errorConn) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return c.Conn.Write(b)
+}
+
+// Read reads the connection. The first read (net/http's, for the
+// request line) goes to the events lane first: when the lane takes the
+// request, the connection is the gateway's, and net/http reads the end
+// of it and forgets it (an end before a request is not answered).
+func (c *errorConn) Read(p []byte) (int, error) {
+	lane := c.lane
+	if lane == nil {
+		return c.Conn.Read(p)
+	}
+	c.lane = nil
+	n, err := c.Conn.Read(p)
+	if n > 0 && lane.take(c.Conn, p[:n]) {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// eventsPaths are where the events socket is served. "/ws" is the path
+// the reference's self-hosted proxy gives it.
+var eventsPaths = []string{"/events", "/events/", "/ws"}
+
+// eventsLane takes the WebSocket upgrades to the events socket off new
+// connections before net/http parses them (gateway.Adopt), when the
+// first read holds the whole request: net/http's parsing, its buffers
+// and the hijack cost about a tenth of a connect's CPU. Whatever it
+// does not take, net/http reads as it always did, so every answer but
+// a successful upgrade's comes from the same handlers.
+type eventsLane struct {
+	gw      *gateway.Gateway
+	trusted []netip.Prefix
+}
+
+// take serves head, the first bytes read off c, when they are the whole
+// of an upgrade request to one of eventsPaths that the gateway takes;
+// it reports whether it did (c is then the gateway's).
+func (l *eventsLane) take(c net.Conn, head []byte) bool {
+	if !bytes.HasPrefix(head, []byte("GET /events")) && !bytes.HasPrefix(head, []byte("GET /ws")) {
+		return false
+	}
+	u, ok := gateway.ReadUpgrade(head)
+	if !ok || !slices.Contains(eventsPaths, u.Path) {
+		return false
+	}
+	// The client's address as behindProxies and the gateway's
+	// clientIP find it for ServeHTTP.
+	remote := c.RemoteAddr().String()
+	ip, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		ip = remote
+	}
+	if client, ok := forwardedClient(l.trusted, remote, u.Forwarded); ok {
+		ip = client.String()
+	}
+	return l.gw.Adopt(c, u, ip)
 }
 
 // NetConn returns the network connection under the wrapper: the events

@@ -70,7 +70,7 @@ func TestErrorConnKeepsDescriptor(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	c, err := jsonErrors{l}.Accept()
+	c, err := jsonErrors{Listener: l}.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobwas/ws/wsutil"
+
 	"ermine/internal/apitest"
 	"ermine/internal/config"
 )
@@ -204,5 +206,101 @@ func TestTrustedProxies(t *testing.T) {
 	}
 	if got := login(direct, "203.0.113.9"); got != http.StatusTooManyRequests {
 		t.Errorf("without trusted proxies, a forged X-Forwarded-For escaped the limit: %d", got)
+	}
+}
+
+// TestEventsLane: an upgrade to the events socket whose first read
+// holds the whole request is taken before net/http parses it; one sent
+// in pieces goes through net/http. Both get the same answer, and the
+// address behind a trusted proxy counts against the cap of
+// unauthenticated connections either way; what the lane does not take
+// (over the cap, a header net/http refuses) gets net/http's answer.
+func TestEventsLane(t *testing.T) {
+	t.Parallel()
+	h := apitest.Start(t, func(c *config.Config) {
+		c.Public.TrustedProxies = []string{"127.0.0.1"}
+		c.Gateway.UnauthenticatedPerIP = 2
+	})
+	addr := strings.TrimPrefix(h.URL, "http://")
+	user := h.NewUser("lane")
+	request := func(path string, headers ...string) string {
+		return "GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + strings.Join(headers, "") + "\r\n"
+	}
+	// open sends req in pieces and returns the answer's status and
+	// content type, and the connection with its reader.
+	open := func(req string, pieces int) (int, string, net.Conn, *bufio.Reader) {
+		t.Helper()
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		step := (len(req) + pieces - 1) / pieces
+		for i := 0; i < len(req); i += step {
+			if _, err := io.WriteString(c, req[i:min(i+step, len(req))]); err != nil {
+				t.Fatal(err)
+			}
+			if pieces > 1 {
+				time.Sleep(30 * time.Millisecond) // the server reads each piece apart
+			}
+		}
+		br := bufio.NewReader(c)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("read the answer: %v", err)
+		}
+		res.Body.Close() // a 101's is empty
+		return res.StatusCode, res.Header.Get("Content-Type"), c, br
+	}
+	frame := func(c net.Conn, br *bufio.Reader) string {
+		t.Helper()
+		b, err := wsutil.ReadServerText(struct {
+			io.Reader
+			io.Writer
+		}{br, c})
+		if err != nil {
+			t.Fatalf("read a frame: %v", err)
+		}
+		var p struct{ Type string }
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatalf("frame %q: %v", b, err)
+		}
+		return p.Type
+	}
+
+	for _, tc := range []struct {
+		path   string
+		pieces int
+	}{{"/events", 1}, {"/events", 3}, {"/ws", 1}, {"/events/", 1}} {
+		status, _, c, br := open(request(tc.path+"?version=1&format=json&token="+user.Token), tc.pieces)
+		if status != http.StatusSwitchingProtocols {
+			t.Fatalf("%s in %d pieces: status %d", tc.path, tc.pieces, status)
+		}
+		if a, r := frame(c, br), frame(c, br); a != "Authenticated" || r != "Ready" {
+			t.Errorf("%s in %d pieces: %s, %s", tc.path, tc.pieces, a, r)
+		}
+	}
+
+	// Two unauthenticated connections from one client behind the proxy
+	// fill its cap; the third is answered 429, another client's is not.
+	for i := range 2 {
+		if status, _, _, _ := open(request("/events", "X-Forwarded-For: 203.0.113.7\r\n"), 1); status != http.StatusSwitchingProtocols {
+			t.Fatalf("unauthenticated connection %d: status %d", i+1, status)
+		}
+	}
+	status, ct, _, _ := open(request("/events", "X-Forwarded-For: 203.0.113.7\r\n"), 1)
+	if status != http.StatusTooManyRequests || ct != "application/json" {
+		t.Errorf("the third from one client: status %d, %s", status, ct)
+	}
+	if status, _, _, _ := open(request("/events", "X-Forwarded-For: 203.0.113.8\r\n"), 1); status != http.StatusSwitchingProtocols {
+		t.Errorf("another client behind the proxy: status %d", status)
+	}
+
+	// A header net/http refuses is refused on the events path too.
+	status, ct, _, _ = open(request("/events", "X-Session-Token: a\x00b\r\n"), 1)
+	if status != http.StatusBadRequest || ct != "application/json" {
+		t.Errorf("a NUL in a header: status %d, %s", status, ct)
 	}
 }

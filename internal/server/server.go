@@ -263,10 +263,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	if cfg.Metrics.Token != "" {
 		mux.Handle("GET /metrics", bearer(cfg.Metrics.Token, metrics))
 	}
-	mux.Handle("/events", gw)
-	mux.Handle("/events/", gw)
-	// The path the reference's self-hosted proxy gives the events socket.
-	mux.Handle("/ws", gw)
+	for _, path := range eventsPaths {
+		mux.Handle(path, gw)
+	}
 	mux.Handle("/autumn/", fileService)
 	mux.Handle("/autumn", fileService)
 	if previews != nil {
@@ -309,7 +308,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	go func() { s.done <- s.http.Serve(jsonErrors{s.listener}) }()
+	lane := &eventsLane{gw: gw, trusted: cfg.Public.TrustedPrefixes()}
+	go func() { s.done <- s.http.Serve(jsonErrors{Listener: s.listener, lane: lane}) }()
 	s.startSweeper(ctx, cfg.Files.UnusedFileTTL)
 	s.startEphemeralPrune(ctx, time.Duration(cfg.Limits.EphemeralDelay)*time.Second)
 	log.Info("ermine is serving", "api", public.APIURL, "events", public.EventsURL, "files", public.FilesURL,
