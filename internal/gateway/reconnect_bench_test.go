@@ -31,7 +31,10 @@ import (
 // received, is measured apart after the loop by decoding the last
 // reconnect's frames again while the server is idle
 // (client-decode-cpu-ns/op): cpu-ns/op less it estimates the server's
-// share (the client's socket reads stay counted). The time away does not change either cost, so the
+// share (the client's socket reads stay counted). The client dials
+// through the events lane, as the server (internal/server) serves the
+// upgrades of the events paths: ReadUpgrade and Adopt, not net/http
+// (laneServer). The time away does not change either cost, so the
 // benchmark does not wait 30 s: a held stream costs nothing while no
 // event arrives. Run:
 //
@@ -39,6 +42,7 @@ import (
 func BenchmarkReconnect(b *testing.B) {
 	const servers, channels, missed = 200, 50, 20
 	h := newHarness(b, gateway.Options{UnauthenticatedPerIP: 1 << 20})
+	h.url = laneServer(b, h)
 	ctx := b.Context()
 	owner, _ := h.user("owner")
 	me, token := h.user("me")
