@@ -14,6 +14,7 @@ import (
 	"ermine/internal/store"
 	"ermine/internal/store/sqlite"
 	"ermine/internal/store/storetest"
+	"ermine/internal/testbed"
 )
 
 func TestConformance(t *testing.T) {
@@ -147,6 +148,46 @@ func BenchmarkFetchSessionUser(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// BenchmarkFetchSessionReadyFacts measures the read of a first events
+// connection (its session, user and Ready facts) for a member of one
+// server of 1,000 members, with a context that can be cancelled (as a
+// request's) and with one that cannot (as the gateway's handshake):
+// go test -run '^$' -bench SessionReadyFacts ./internal/store/sqlite/
+func BenchmarkFetchSessionReadyFacts(b *testing.B) {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "ermine.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	seed := &testbed.Seeder{Store: s, Name: "bench"}
+	users, err := seed.Users(b.Context(), 1000, testbed.UserOptions{Account: true, Invisible: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := seed.Server(b.Context(), users[0].ID, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := seed.Join(b.Context(), srv.ID, users, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		ctx  context.Context
+	}{{"cancellable", b.Context()}, {"uncancellable", context.WithoutCancel(b.Context())}} {
+		b.Run(bc.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				sr, err := s.FetchSessionReadyFacts(bc.ctx, users[i%len(users)].Token)
+				if err != nil || len(sr.Facts.Servers) != 1 {
+					b.Fatal(sr, err)
+				}
+				i++
+			}
+		})
 	}
 }
 
