@@ -34,9 +34,6 @@ var headEnd = []byte("\r\n\r\n")
 // caller then leaves the request to net/http, and ServeHTTP answers it
 // the ordinary way (an error body for a bad request).
 func ReadUpgrade(head []byte) (*Upgrade, bool) {
-	// The request is read on the goroutine that goes on to Adopt it:
-	// grow its stack now, while it is shallow (growStack).
-	_ = growStack(len(head))
 	if i := bytes.Index(head, headEnd); i < 0 || i+len(headEnd) != len(head) || !plainHead(head[:i]) {
 		return nil, false
 	}
@@ -117,28 +114,34 @@ var crlf = []byte("\r\n")
 // or ip already holding the most unauthenticated connections allowed)
 // or tcp is not a TCP connection: the caller then hands the request to
 // net/http, and ServeHTTP answers the refusal as it always does.
-// Otherwise tcp is the gateway's.
-func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, ip string) bool {
+// Otherwise tcp is the gateway's, and the caller calls run once to
+// carry the handshake on (authentication, Ready). run first grows its
+// goroutine's stack to what a handshake needs (growStack), which costs
+// little on a goroutine with a frame or two on it; grown deep in
+// net/http's read of a request, every frame under it was copied and
+// adjusted, a fifteenth of a connect.
+func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, ip string) (run func(), ok bool) {
 	if _, ok := tcp.(*net.TCPConn); !ok {
-		return false
+		return nil, false
 	}
 	g.mu.Lock()
 	closed := g.closed
 	g.mu.Unlock()
 	if closed || !g.admit(ip) {
-		return false
+		return nil, false
 	}
 	q, _ := url.ParseQuery(u.RawQuery) // what net/http's r.URL.Query() keeps
 	c := g.newConn(ip, q)
 	token := q.Get("token")
 	head := u.answer
+	nothing := func() {}
 	if token == "" {
 		// The client waits for the answer before it sends Authenticate;
 		// a connection with a token gets it with Ready (poller.upgrade).
 		if _, err := tcp.Write(head); err != nil {
 			_ = tcp.Close()
 			c.authDone()
-			return true
+			return nothing, true
 		}
 		head = nil
 	}
@@ -146,8 +149,10 @@ func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, ip string) bool {
 	if err != nil {
 		c.authDone()
 		g.log.Debug("events: adopt failed", "err", err)
-		return true
+		return nothing, true
 	}
-	g.open(c, s, token)
-	return true
+	return func() {
+		_ = growStack(len(u.RawQuery))
+		g.open(c, s, token)
+	}, true
 }

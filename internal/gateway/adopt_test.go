@@ -94,7 +94,7 @@ func FuzzReadUpgrade(f *testing.F) {
 
 // laneServer serves h's gateway the way the server's events lane does:
 // it reads each connection's first bytes and hands them to ReadUpgrade
-// and Adopt. A request they do not take is answered 418, so a test sees
+// and Adopt, on a goroutine of the connection's that runs the rest. A request they do not take is answered 418, so a test sees
 // which way it went. It returns the URL to dial.
 func laneServer(t testing.TB, h *harness) string {
 	t.Helper()
@@ -116,8 +116,11 @@ func laneServer(t testing.TB, h *harness) string {
 					c.Close()
 					return
 				}
-				if u, ok := gateway.ReadUpgrade(buf[:n]); ok && h.gw.Adopt(c, u, "192.0.2.1") {
-					return
+				if u, ok := gateway.ReadUpgrade(buf[:n]); ok {
+					if run, ok := h.gw.Adopt(c, u, "192.0.2.1"); ok {
+						run()
+						return
+					}
 				}
 				_, _ = c.Write([]byte("HTTP/1.1 418 I'm a teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
 				c.Close()
@@ -192,7 +195,7 @@ func TestAdoptWhenShutDown(t *testing.T) {
 	if !ok {
 		t.Fatal("not read")
 	}
-	if h.gw.Adopt(server, u, "192.0.2.1") {
+	if _, ok := h.gw.Adopt(server, u, "192.0.2.1"); ok {
 		t.Fatal("a gateway shut down adopted a connection")
 	}
 	// Nothing was written to the connection, which is still open.

@@ -79,7 +79,7 @@ func (c *errorConn) Read(p []byte) (int, error) {
 	}
 	c.lane = nil
 	n, err := c.Conn.Read(p)
-	if n > 0 && lane.take(c.Conn, p[:n]) {
+	if n > 0 && lane.offer(c.Conn, p[:n]) {
 		return 0, io.EOF
 	}
 	return n, err
@@ -100,16 +100,35 @@ type eventsLane struct {
 	trusted []netip.Prefix
 }
 
-// take serves head, the first bytes read off c, when they are the whole
-// of an upgrade request to one of eventsPaths that the gateway takes;
-// it reports whether it did (c is then the gateway's).
-func (l *eventsLane) take(c net.Conn, head []byte) bool {
+// offer gives the lane head, the first bytes read off c, and reports
+// whether it took c. A request for an events path is read, and its
+// handshake run, on a goroutine of its own, while net/http's goroutine
+// waits for the answer: a request is read deep in net/http's calls,
+// where the reading alone outgrows the goroutine's first stack, and a
+// stack grown there has every frame under it copied and adjusted (on
+// a new goroutine it has one or two).
+func (l *eventsLane) offer(c net.Conn, head []byte) bool {
 	if !bytes.HasPrefix(head, []byte("GET /events")) && !bytes.HasPrefix(head, []byte("GET /ws")) {
 		return false
 	}
+	took := make(chan bool, 1)
+	go func() {
+		run, ok := l.take(c, head)
+		took <- ok // head is net/http's again from here
+		if ok {
+			run()
+		}
+	}()
+	return <-took
+}
+
+// take serves head when it is the whole of an upgrade request to one of
+// eventsPaths that the gateway takes; it reports whether it did (c is
+// then the gateway's, and run carries its handshake on).
+func (l *eventsLane) take(c net.Conn, head []byte) (run func(), ok bool) {
 	u, ok := gateway.ReadUpgrade(head)
 	if !ok || !slices.Contains(eventsPaths, u.Path) {
-		return false
+		return nil, false
 	}
 	// The client's address as behindProxies and the gateway's
 	// clientIP find it for ServeHTTP.
