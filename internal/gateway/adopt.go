@@ -107,27 +107,27 @@ var crlf = []byte("\r\n")
 
 // Adopt serves, as ServeHTTP does, an events connection whose upgrade
 // request the server read off tcp itself (ReadUpgrade) rather than
-// through net/http, from the client at ip: net/http's parsing of the
-// request and its buffers, and the upgrade's hijack, are about a tenth
-// of a connect's CPU. It reports false, having read, written and kept
-// nothing, when the gateway would refuse the connection (shutting down,
-// or ip already holding the most unauthenticated connections allowed)
-// or tcp is not a TCP connection: the caller then hands the request to
-// net/http, and ServeHTTP answers the refusal as it always does.
-// Otherwise tcp is the gateway's, and the caller calls run once to
-// carry the handshake on (authentication, Ready). run first grows its
-// goroutine's stack to what a handshake needs (growStack), which costs
-// little on a goroutine with a frame or two on it; grown deep in
-// net/http's read of a request, every frame under it was copied and
-// adjusted, a fifteenth of a connect.
-func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, ip string) (run func(), ok bool) {
+// through net/http, from the client at remote (host:port, as a
+// request's RemoteAddr gives it; behind trusted proxies, the client
+// they name): net/http's parsing of the request and its buffers, and
+// the upgrade's hijack, are about a tenth of a connect's CPU. It reports
+// false, having read, written and kept nothing, when the gateway would
+// refuse the connection (shutting down, or the client's address already
+// holding the most unauthenticated connections allowed) or tcp is not a
+// TCP connection: the caller then hands the request to net/http, and
+// ServeHTTP answers the refusal as it always does. Otherwise tcp is the
+// gateway's, and the caller calls run once to carry the handshake on
+// (authentication, Ready). run first grows its goroutine's stack to
+// what a handshake needs (growStack), which costs little on a goroutine
+// with a frame or two on it; grown deep in net/http's read of a
+// request, every frame under it was copied and adjusted, a fifteenth of
+// a connect.
+func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, remote string) (run func(), ok bool) {
 	if _, ok := tcp.(*net.TCPConn); !ok {
 		return nil, false
 	}
-	g.mu.Lock()
-	closed := g.closed
-	g.mu.Unlock()
-	if closed || !g.admit(ip) {
+	ip := hostOf(remote)
+	if g.shuttingDown() || !g.admit(ip) {
 		return nil, false
 	}
 	q, _ := url.ParseQuery(u.RawQuery) // what net/http's r.URL.Query() keeps

@@ -117,7 +117,7 @@ func laneServer(t testing.TB, h *harness) string {
 					return
 				}
 				if u, ok := gateway.ReadUpgrade(buf[:n]); ok {
-					if run, ok := h.gw.Adopt(c, u, "192.0.2.1"); ok {
+					if run, ok := h.gw.Adopt(c, u, "192.0.2.1:4000"); ok {
 						run()
 						return
 					}
@@ -195,7 +195,7 @@ func TestAdoptWhenShutDown(t *testing.T) {
 	if !ok {
 		t.Fatal("not read")
 	}
-	if _, ok := h.gw.Adopt(server, u, "192.0.2.1"); ok {
+	if _, ok := h.gw.Adopt(server, u, "192.0.2.1:4000"); ok {
 		t.Fatal("a gateway shut down adopted a connection")
 	}
 	// Nothing was written to the connection, which is still open.

@@ -316,10 +316,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this is the events WebSocket: connect with a WebSocket client", http.StatusUpgradeRequired)
 		return
 	}
-	g.mu.Lock()
-	closed := g.closed
-	g.mu.Unlock()
-	if closed {
+	if g.shuttingDown() {
 		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
 		return
 	}
@@ -389,6 +386,14 @@ func (g *Gateway) open(c *conn, s *nbioSocket, token string) {
 	c.onOpen(token)
 }
 
+// shuttingDown reports whether Shutdown has begun: no connection is
+// taken any more.
+func (g *Gateway) shuttingDown() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}
+
 // growStack grows the calling goroutine's stack to the size a handshake
 // needs, while the stack is shallow. A request's goroutine starts with a
 // small stack, and a handshake (the upgrade's SHA-1, the SQLite read of
@@ -416,10 +421,14 @@ func isUpgrade(r *http.Request) bool {
 }
 
 // clientIP is the address authentication attempts are counted against.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+func clientIP(r *http.Request) string { return hostOf(r.RemoteAddr) }
+
+// hostOf is the host of a host:port address (a request's RemoteAddr),
+// or the address itself when it has no port.
+func hostOf(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
-		return r.RemoteAddr
+		return remote
 	}
 	return host
 }

@@ -130,17 +130,12 @@ func (l *eventsLane) take(c net.Conn, head []byte) (run func(), ok bool) {
 	if !ok || !slices.Contains(eventsPaths, u.Path) {
 		return nil, false
 	}
-	// The client's address as behindProxies and the gateway's
-	// clientIP find it for ServeHTTP.
+	// The client's address as behindProxies gives it to ServeHTTP.
 	remote := c.RemoteAddr().String()
-	ip, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		ip = remote
-	}
 	if client, ok := forwardedClient(l.trusted, remote, u.Forwarded); ok {
-		ip = client.String()
+		remote = net.JoinHostPort(client.String(), "0")
 	}
-	return l.gw.Adopt(c, u, ip)
+	return l.gw.Adopt(c, u, remote)
 }
 
 // NetConn returns the network connection under the wrapper: the events
