@@ -6,6 +6,7 @@ import { createSignal, type Accessor } from "solid-js";
 import { API, type RevoltConfig } from "stoat-api";
 import { Client, ServerRole, type Channel, type Message } from "stoat.js";
 import { resumeEvents } from "./resume";
+import { stopClient } from "./stop";
 import { PluginManager, localStore } from "../plugins/manager";
 import { retrying } from "../lib/errors";
 import { Rest, type RootConfig, type SavedSession } from "../lib/api";
@@ -229,6 +230,9 @@ export class AppState {
   async logout() {
     const client = this.client;
     if (client) {
+      // Stopped before the session ends: the server then closes the
+      // session's connections, and a running client would reconnect.
+      stopClient(client);
       try {
         await this.rest.logout();
       } catch {
@@ -277,14 +281,6 @@ function applyRanks(client: Client, serverId: string, ranks: string[]) {
       server.roles.set(id, new ServerRole(client, serverId, id, { name: role.name, colour: role.colour, hoist: role.hoist, permissions, rank }));
     }
   });
-}
-
-/** Stops a client for good: no reconnecting; its error listener stays. */
-function stopClient(client: Client | undefined) {
-  if (!client) return;
-  (client.options as { autoReconnect: boolean }).autoReconnect = false;
-  client.removeAllListeners("logout");
-  client.events.disconnect();
 }
 
 /** The API address the server wrote into the page, or this page's origin. */
