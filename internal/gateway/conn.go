@@ -418,10 +418,13 @@ func (c *conn) authenticate(token string) {
 		if _, ok := c.followOwn(caller.User.ID); !ok {
 			return
 		}
-		if c.rq.id != "" && c.resumeFrom(caller, c.rq) {
+		if c.rq.id != "" {
+			// Uncounted before any frame is written (see below).
 			c.authDone()
-			g.app.UserConnected(ctx, caller.User)
-			return
+			if c.resumeFrom(caller, c.rq) {
+				g.app.UserConnected(ctx, caller.User)
+				return
+			}
 		}
 	}
 	me := caller.User.ID
@@ -522,6 +525,10 @@ func (c *conn) authenticate(token string) {
 	if !c.reserve() {
 		return
 	}
+	// The connection stops counting against its address's cap before
+	// Authenticated is written: a client that has read Ready may open
+	// another connection at once, and must find its place free.
+	c.authDone()
 	// Authenticated, Ready and what came meanwhile are written here, in
 	// one round on this goroutine, rather than handed to a writer.
 	own := c.pushHeld(job{f: func() {
@@ -544,7 +551,6 @@ func (c *conn) authenticate(token string) {
 	if own {
 		c.roundHere()
 	}
-	c.authDone()
 	g.app.UserConnected(ctx, caller.User)
 }
 
