@@ -126,6 +126,12 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (srv *Serve
 	}
 	s.Store = s.store
 	s.closers = append(s.closers, s.store.Close)
+	if w, ok := s.store.(poolWarmer); ok && cfg.Database.URL != "" {
+		// The first requests should not wait for new PostgreSQL backends.
+		if err := w.Warm(ctx, postgres.Conns); err != nil {
+			log.Warn("postgres: the connection pool was not all opened at start", "err", err)
+		}
+	}
 	if err := checkImport(ctx, s.store); err != nil {
 		return nil, err
 	}
@@ -462,6 +468,12 @@ func storeName(cfg config.Config) string {
 		return "sqlite " + cfg.SQLitePath()
 	}
 	return "postgres"
+}
+
+// poolWarmer is a store that can open its connection pool ahead of
+// requests (the PostgreSQL store).
+type poolWarmer interface {
+	Warm(ctx context.Context, n int) error
 }
 
 // OpenStore opens (and migrates) the store the configuration names, for

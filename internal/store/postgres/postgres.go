@@ -22,6 +22,10 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Conns is how many connections a node's pool holds at most; idle ones
+// stay open. A serving node opens them all at start (sqlstore.DB.Warm).
+const Conns = 16
+
 // Open connects to the database at url (postgres://...), applies pending
 // migrations and returns the store.
 func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
@@ -29,8 +33,8 @@ func Open(ctx context.Context, url string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
+	db.SetMaxOpenConns(Conns)
+	db.SetMaxIdleConns(Conns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)

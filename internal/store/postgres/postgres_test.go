@@ -1,10 +1,15 @@
 package postgres_test
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 
+	"ermine/internal/chat"
 	"ermine/internal/store"
 	"ermine/internal/store/postgres"
 	"ermine/internal/store/storetest"
@@ -45,4 +50,48 @@ func dsn(t *testing.T) string {
 func TestConformance(t *testing.T) {
 	d := dsn(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return openFreshSchema(t, d) })
+}
+
+// TestWarm: the pool opens every connection at once, each having run the
+// statements of nearly every request, and the store works after it.
+func TestWarm(t *testing.T) {
+	d := dsn(t)
+	name := "ermine_warm_" + strings.ToLower(string(chat.NewID()))
+	u, err := url.Parse(freshSchema(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	s, err := postgres.Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Warm(t.Context(), postgres.Conns); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := sql.Open("pgx", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var n int
+	if err := admin.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != postgres.Conns {
+		t.Errorf("%d connections open after Warm, want %d", n, postgres.Conns)
+	}
+	if _, _, err := s.FetchSessionUser(t.Context(), "no such token"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FetchSessionUser after Warm: %v, want ErrNotFound", err)
+	}
+
+	// A warm-up that cannot finish says how much of it failed.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Warm(ctx, 2); err == nil || !strings.Contains(err.Error(), "2 of 2 connections") || !errors.Is(err, context.Canceled) {
+		t.Errorf("Warm with a cancelled context: %v", err)
+	}
 }

@@ -31,11 +31,25 @@ func (s *DB) FetchSessionByToken(ctx context.Context, token string) (*chat.Sessi
 	return one[chat.Session](ctx, s, `SELECT data FROM sessions WHERE token = ?`+s.lock, token)
 }
 
+// querySessionUser reads a session and its user by the session's token:
+// authentication, on nearly every request.
+const querySessionUser = `SELECT se.data, u.data FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?`
+
+// querySessionChannelAccess reads what a send needs (see
+// FetchSessionChannelAccess); its arguments are the channel, then the
+// token.
+const querySessionChannelAccess = `SELECT se.data, u.data, c.data, sv.data, m.data FROM sessions se
+		LEFT JOIN users u ON u.id = se.user_id
+		LEFT JOIN channels c ON c.id = ?
+		LEFT JOIN servers sv ON sv.id = c.server_id
+		LEFT JOIN members m ON m.server_id = c.server_id AND m.user_id = se.user_id
+		WHERE se.token = ?`
+
 // FetchSessionUser finds a session and its user with one query.
 func (s *DB) FetchSessionUser(ctx context.Context, token string) (*chat.Session, *chat.User, error) {
 	var sd string
 	var ud *string
-	err := s.queryRow(ctx, `SELECT se.data, u.data FROM sessions se LEFT JOIN users u ON u.id = se.user_id WHERE se.token = ?`, token).Scan(&sd, &ud)
+	err := s.queryRow(ctx, querySessionUser, token).Scan(&sd, &ud)
 	if isNoRows(err) {
 		return nil, nil, store.ErrNotFound
 	}
@@ -63,12 +77,7 @@ func (s *DB) FetchSessionUser(ctx context.Context, token string) (*chat.Session,
 func (s *DB) FetchSessionChannelAccess(ctx context.Context, token string, channel chat.ID) (*store.SessionChannel, error) {
 	var sd string
 	var ud, cd, svd, md *string
-	err := s.queryRow(ctx, `SELECT se.data, u.data, c.data, sv.data, m.data FROM sessions se
-		LEFT JOIN users u ON u.id = se.user_id
-		LEFT JOIN channels c ON c.id = ?
-		LEFT JOIN servers sv ON sv.id = c.server_id
-		LEFT JOIN members m ON m.server_id = c.server_id AND m.user_id = se.user_id
-		WHERE se.token = ?`, channel, token).Scan(&sd, &ud, &cd, &svd, &md)
+	err := s.queryRow(ctx, querySessionChannelAccess, channel, token).Scan(&sd, &ud, &cd, &svd, &md)
 	if isNoRows(err) {
 		return nil, store.ErrNotFound
 	}
