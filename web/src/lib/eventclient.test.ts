@@ -1,45 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConnectionState, EventClient } from "stoat.js";
-
-/** A WebSocket stand-in: records what is sent, opens and closes on demand. */
-class FakeSocket {
-  static all: FakeSocket[] = [];
-  sent: string[] = [];
-  closed = false;
-  onopen?: () => void;
-  onclose?: () => void;
-  onmessage?: (e: { data: string }) => void;
-  onerror?: (e: unknown) => void;
-  constructor(readonly url: string) {
-    FakeSocket.all.push(this);
-  }
-  send(data: string) {
-    if (this.closed) throw new Error("send on a closed socket");
-    this.sent.push(data);
-  }
-  close() {
-    this.closed = true;
-  }
-  /** The server closes the connection. */
-  drop() {
-    this.closed = true;
-    this.onclose?.();
-  }
-  pings() {
-    return this.sent.filter((s) => JSON.parse(s).type === "Ping").length;
-  }
-}
+import { FakeSocket, useFakeSockets } from "./fakesocket";
 
 describe("stoat.js EventClient, as the build mends it (vite.config.ts)", () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-    FakeSocket.all = [];
-    vi.stubGlobal("WebSocket", FakeSocket);
-  });
-  afterEach(() => {
-    vi.unstubAllGlobals();
-    vi.useRealTimers();
-  });
+  useFakeSockets();
 
   it("stops its heartbeat when the server closes the socket", () => {
     const events = new EventClient(1, "json", { heartbeatInterval: 30, pongTimeout: 10 });
