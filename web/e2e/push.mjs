@@ -79,6 +79,19 @@ try {
   pages.push({ name: "push-watcher", page: watcher });
   await watcher.goto(`${BASE}/healthz`);
   const watcherCdp = await context.newCDPSession(watcher);
+  // The worker's versions as DevTools reports them, for waiting on its
+  // state and for the failure report.
+  const versions = new Map();
+  const workerLog = [];
+  const since = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  watcherCdp.on("ServiceWorker.workerVersionUpdated", (e) => {
+    for (const v of e.versions) {
+      if (v.registrationId !== registration.registrationId) continue;
+      versions.set(v.versionId, v);
+      workerLog.push(`${since()} version ${v.versionId}: ${v.status}, ${v.runningStatus}`);
+    }
+  });
+  watcherCdp.on("ServiceWorker.workerErrorReported", (e) => workerLog.push(`${since()} error: ${e.errorMessage.errorMessage}`));
   await watcherCdp.send("ServiceWorker.enable");
   await page.close();
   // Ermine sees her offline once her events connection has closed.
@@ -96,18 +109,34 @@ try {
   if (n.type !== "Message" || !n.body.includes("are you there")) throw new Error(`push payload ${payload}`);
 
   step("the service worker shows it");
-  await watcherCdp.send("ServiceWorker.deliverPushMessage", { origin: new URL(BASE).origin, registrationId: registration.registrationId, data: payload });
-  // Up to 30 s: on a loaded CI machine the worker once took longer than 10.
+  // DevTools' delivery reports nothing back. Twice in CI, with the
+  // race-detector suites beside Chromium, no notification came (once not
+  // within 10 s, once not within 30 s), and neither this machine nor a
+  // loaded one reproduced it. So the delivery waits until the activated
+  // worker is running or stopped (not between the two), is made again
+  // when no notification has come within 10 s (the tag makes a second one
+  // replace the first; the log says so), and a failure tells the worker's
+  // states and the page's permission.
+  const settled = () => [...versions.values()].some((v) => v.status === "activated" && (v.runningStatus === "running" || v.runningStatus === "stopped"));
+  for (let i = 0; i < 100 && !settled(); i++) await new Promise((r) => setTimeout(r, 100));
   let shown = [];
-  for (let i = 0; i < 150 && !shown.length; i++) {
-    shown = await watcher.evaluate(async () => {
-      const reg = await navigator.serviceWorker.getRegistration("/app/");
-      return (await reg.getNotifications()).map((x) => ({ title: x.title, body: x.body, url: x.data?.url }));
-    });
-    if (!shown.length) await new Promise((r) => setTimeout(r, 200));
+  let mine;
+  for (let attempt = 1; attempt <= 3 && !mine; attempt++) {
+    if (attempt > 1) step(`no notification 10 s after delivery ${attempt - 1}; the worker: ${workerLog.join("; ")}; delivering again`);
+    await watcherCdp.send("ServiceWorker.deliverPushMessage", { origin: new URL(BASE).origin, registrationId: registration.registrationId, data: payload });
+    for (let i = 0; i < 50 && !mine; i++) {
+      shown = await watcher.evaluate(async () => {
+        const reg = await navigator.serviceWorker.getRegistration("/app/");
+        return (await reg.getNotifications()).map((x) => ({ title: x.title, body: x.body, url: x.data?.url }));
+      });
+      mine = shown.find((x) => x.title === bob.user.username && x.body.includes("are you there"));
+      if (!mine) await new Promise((r) => setTimeout(r, 200));
+    }
   }
-  const mine = shown.find((x) => x.title === bob.user.username && x.body.includes("are you there"));
-  if (!mine) throw new Error(`notifications shown by the service worker: ${JSON.stringify(shown)}`);
+  if (!mine) {
+    const permission = await watcher.evaluate(() => Notification.permission);
+    throw new Error(`notifications shown by the service worker: ${JSON.stringify(shown)}; permission ${permission}; the worker: ${workerLog.join("; ")}`);
+  }
   if (!mine.url.startsWith(`${BASE}/app/`)) throw new Error(`notification opens ${mine.url}`);
   step(`"${mine.title}: ${mine.body}" shown by the service worker — passed`);
 } catch (err) {
