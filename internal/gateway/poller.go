@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/lesismal/nbio"
 	"github.com/lesismal/nbio/logging"
@@ -141,7 +142,7 @@ func (p *poller) upgrade(w http.ResponseWriter, r *http.Request, c *conn, hold b
 // nil, is the answer, held for the socket's first write. On failure
 // tcp is closed.
 func (p *poller) adopt(tcp net.Conn, head []byte, c *conn) (*nbioSocket, error) {
-	nc, err := nbio.NBConn(tcp) // takes a duplicate descriptor and closes the original
+	nc, err := takeOver(tcp)
 	if err != nil {
 		_ = tcp.Close()
 		return nil, err
@@ -149,18 +150,53 @@ func (p *poller) adopt(tcp net.Conn, head []byte, c *conn) (*nbioSocket, error) 
 	ws := websocket.NewServerConn(p.up, nc, "", false, false)
 	ws.Engine = p.engine
 	ws.Execute = nc.Execute
-	s := &nbioSocket{ws: ws, nc: nc, head: head}
+	// Field by field: the poller reads ended with no ordering the race
+	// detector sees (the library registers a socket in its table without
+	// one), so ended is only ever touched atomically, never by a copy of
+	// the whole struct.
+	s := new(nbioSocket)
+	s.ws, s.nc, s.head = ws, nc, head
 	s.conn.Store(c)
 	ws.SetSession(s)
 	nc.SetSession(ws)
-	nc.OnData(func(nc *nbio.Conn, data []byte) {
+	nc.OnData(func(_ *nbio.Conn, data []byte) {
+		if s.ended.Load() {
+			return // closed by the gateway: what the client sent since is not read
+		}
 		// Parse sends the close frame of an oversized or malformed
 		// frame itself (1009, 1002) before failing.
 		if err := ws.Parse(data); err != nil {
-			_ = nc.CloseWithError(err)
+			s.end()
 		}
 	})
 	return s, nil
+}
+
+// takeOver gives tcp to the poller's library, which takes a duplicate of
+// its descriptor and closes the original. The duplicate is made close-on
+// -exec, as Go makes every descriptor it opens, under the lock Go holds
+// against starting a process meanwhile: a process the server starts (the
+// files service's ffprobe) would otherwise inherit every events socket.
+// Such a socket outlives its close until the process exits, and so does
+// its entry in the poller's epoll set, which goes on reporting the
+// client's hang-up under its descriptor number: the next connection
+// given that number was cut before its answer.
+func takeOver(tcp net.Conn) (*nbio.Conn, error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	nc, err := nbio.NBConn(tcp)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := nc.SyscallConn()
+	if err == nil {
+		err = rc.Control(func(fd uintptr) { syscall.CloseOnExec(int(fd)) })
+	}
+	if err != nil {
+		_ = nc.Close() // not on the poller yet: no event of it can be pending
+		return nil, err
+	}
+	return nc, nil
 }
 
 // add starts reading s. When it fails the connection is closed and the
@@ -238,6 +274,8 @@ type nbioSocket struct {
 	// head is the handshake's answer while it waits for the first
 	// write (poller.upgrade); Write and Close are called one at a time.
 	head []byte
+	// ended is set once the gateway has closed the socket (end).
+	ended atomic.Bool
 }
 
 // setSendBuffer caps the socket's kernel send buffer at n bytes.
@@ -246,6 +284,9 @@ func (s *nbioSocket) setSendBuffer(n int) {
 }
 
 func (s *nbioSocket) Write(b []byte) (bool, error) {
+	if s.ended.Load() {
+		return false, net.ErrClosed
+	}
 	if s.head != nil {
 		b = append(s.head, b...)
 		s.head = nil
@@ -260,10 +301,44 @@ func (s *nbioSocket) Write(b []byte) (bool, error) {
 func (s *nbioSocket) Close(code uint16, reason string) {
 	payload := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reason)), code)
 	_, _ = s.Write(appendFrame(nil, opClose, append(payload, reason...)))
-	_ = s.nc.Close()
+	s.end()
 }
 
-func (s *nbioSocket) Abort() { _ = s.nc.Close() }
+func (s *nbioSocket) Abort() { s.end() }
+
+// end closes the socket for the gateway: it shuts the TCP connection
+// down both ways, and the poller, which the shutdown wakes (EPOLLHUP),
+// closes the descriptor on its own goroutine.
+//
+// Closing the descriptor here instead would free its number while the
+// poller may hold, in the batch of events it is going through, one for
+// this socket (the client's FIN, say). The next connection taken over
+// is given the lowest free number, this one, and the library looks a
+// socket up by number: the stale hang-up is then read as the new
+// connection's, which is closed before it is answered (the client sees
+// EOF). The poller closes a socket only while handling its own event,
+// after which its batch holds none for that number.
+//
+// The socket's lock keeps the library from closing the descriptor
+// between the check and the shutdown, so the shutdown cannot reach a
+// later socket of the same number. (The library calls back into the
+// gateway under that lock only to count bytes written and to report a
+// close, and neither callback ends a socket.)
+func (s *nbioSocket) end() {
+	if !s.ended.CompareAndSwap(false, true) {
+		return
+	}
+	s.nc.Lock()
+	defer s.nc.Unlock()
+	if closed, _ := s.nc.IsClosed(); closed {
+		return
+	}
+	rc, err := s.nc.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+}
 
 // socketOf returns the events socket of a poller connection, or nil.
 func socketOf(nc *nbio.Conn) *nbioSocket {
