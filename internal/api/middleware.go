@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -112,7 +111,7 @@ func (a *API) rateLimit(w http.ResponseWriter, r *http.Request, info *callerInfo
 	if a.limiter == nil {
 		return true
 	}
-	identity := clientIP(r)
+	identity := ratelimit.Host(r.RemoteAddr)
 	if c := info.caller; c != nil {
 		switch {
 		case c.Bot != nil:
@@ -130,14 +129,6 @@ func (a *API) rateLimit(w http.ResponseWriter, r *http.Request, info *callerInfo
 		return true
 	}
 	return ratelimit.Answer(w, key, res)
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // corsHeaders are the request headers browsers may send.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gobwas/ws"
 	"golang.org/x/net/http/httpguts"
+
+	"ermine/internal/ratelimit"
 )
 
 // Upgrade is a WebSocket upgrade request read off a connection without
@@ -126,7 +128,7 @@ func (g *Gateway) Adopt(tcp net.Conn, u *Upgrade, remote string) (run func(), ok
 	if _, ok := tcp.(*net.TCPConn); !ok {
 		return nil, false
 	}
-	ip := hostOf(remote)
+	ip := ratelimit.Host(remote)
 	if g.shuttingDown() || !g.admit(ip) {
 		return nil, false
 	}

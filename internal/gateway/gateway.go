@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -38,6 +37,7 @@ import (
 	"ermine/internal/chat"
 	"ermine/internal/event"
 	"ermine/internal/pubsub"
+	"ermine/internal/ratelimit"
 	"ermine/internal/resume"
 )
 
@@ -321,7 +321,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = growStack(len(r.URL.RawQuery))
-	ip := clientIP(r)
+	ip := ratelimit.Host(r.RemoteAddr)
 	if !g.admit(ip) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "10")
@@ -418,19 +418,6 @@ const handshakeStack = 20 << 10
 // isUpgrade reports whether r asks for a WebSocket.
 func isUpgrade(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
-}
-
-// clientIP is the address authentication attempts are counted against.
-func clientIP(r *http.Request) string { return hostOf(r.RemoteAddr) }
-
-// hostOf is the host of a host:port address (a request's RemoteAddr),
-// or the address itself when it has no port.
-func hostOf(remote string) string {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		return remote
-	}
-	return host
 }
 
 // admit counts a new unauthenticated connection from ip, or reports

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net"
 	"strconv"
 )
 
@@ -33,4 +34,15 @@ func Key(identity, bucket, resource string) string {
 func BucketID(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:8])
+}
+
+// Host is the host of a host:port address (a request's RemoteAddr), or
+// the address itself when it has no port: the client address that
+// per-address limits count against.
+func Host(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		return remote
+	}
+	return host
 }

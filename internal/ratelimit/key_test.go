@@ -69,3 +69,19 @@ func FuzzKey(f *testing.F) {
 		}
 	})
 }
+
+func TestHost(t *testing.T) {
+	for remote, want := range map[string]string{
+		"192.0.2.7:51234":        "192.0.2.7",
+		"[2001:db8::1]:443":      "2001:db8::1",
+		"[::1]:8080":             "::1",
+		"192.0.2.7":              "192.0.2.7", // no port: the address itself
+		"@":                      "@",         // a Unix socket's peer
+		"":                       "",
+		"[2001:db8::1]:bad:port": "[2001:db8::1]:bad:port",
+	} {
+		if got := ratelimit.Host(remote); got != want {
+			t.Errorf("Host(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}

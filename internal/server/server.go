@@ -549,11 +549,7 @@ func perAddress(l ratelimit.Limiter, bucket string, limit int, h http.Handler) h
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			ip = r.RemoteAddr
-		}
-		key := ratelimit.Key(ip, bucket, "")
+		key := ratelimit.Key(ratelimit.Host(r.RemoteAddr), bucket, "")
 		res, err := l.Take(r.Context(), key, limit, januaryWindow)
 		if err == nil && !ratelimit.Answer(w, key, res) {
 			return
