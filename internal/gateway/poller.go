@@ -316,8 +316,10 @@ func (s *nbioSocket) Abort() { s.end() }
 // is given the lowest free number, this one, and the library looks a
 // socket up by number: the stale hang-up is then read as the new
 // connection's, which is closed before it is answered (the client sees
-// EOF). The poller closes a socket only while handling its own event,
-// after which its batch holds none for that number.
+// EOF). Closed by the poller while it handles that socket's own event,
+// the number has no other event left in the batch. (The library still
+// closes a socket itself, off the poller, when a write to it fails: only
+// after the client reset the connection.)
 //
 // The socket's lock keeps the library from closing the descriptor
 // between the check and the shutdown, so the shutdown cannot reach a
