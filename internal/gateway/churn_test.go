@@ -24,7 +24,11 @@ import (
 // after an Error, the client's close frame, the client dropping TCP.
 // Every new connection must be answered. The poller's library looks
 // sockets up by descriptor number, and a new connection is given the
-// lowest free one, often one just closed (poller.go, end and takeOver).
+// lowest free one, often one just closed: a socket closed off the
+// poller's goroutine left the poller a stale hang-up under that number,
+// which cut the next connection before its answer (poller.go, end). With
+// the race detector and a loaded machine that failed about every other
+// run.
 func TestChurn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, gateway.Options{})

@@ -147,14 +147,14 @@ func (p *poller) adopt(tcp net.Conn, head []byte, c *conn) (*nbioSocket, error) 
 		_ = tcp.Close()
 		return nil, err
 	}
-	ws := websocket.NewServerConn(p.up, nc, "", false, false)
+	s := new(nbioSocket)
+	ws := websocket.NewServerConn(p.up, pollerConn{nc, s}, "", false, false)
 	ws.Engine = p.engine
 	ws.Execute = nc.Execute
 	// Field by field: the poller reads ended with no ordering the race
 	// detector sees (the library registers a socket in its table without
 	// one), so ended is only ever touched atomically, never by a copy of
 	// the whole struct.
-	s := new(nbioSocket)
 	s.ws, s.nc, s.head = ws, nc, head
 	s.conn.Store(c)
 	ws.SetSession(s)
@@ -310,9 +310,10 @@ func (s *nbioSocket) Abort() { s.end() }
 // down both ways, and the poller, which the shutdown wakes (EPOLLHUP),
 // closes the descriptor on its own goroutine.
 //
-// Closing the descriptor here instead would free its number while the
-// poller may hold, in the batch of events it is going through, one for
-// this socket (the client's FIN, say). The next connection taken over
+// Every close of the gateway's comes here, and the WebSocket layer's
+// too (pollerConn). Closing the descriptor instead would free its number
+// while the poller may hold, in the batch of events it is going through,
+// one for this socket (the client's FIN, say). The next connection taken over
 // is given the lowest free number, this one, and the library looks a
 // socket up by number: the stale hang-up is then read as the new
 // connection's, which is closed before it is answered (the client sees
@@ -323,9 +324,9 @@ func (s *nbioSocket) Abort() { s.end() }
 //
 // The socket's lock keeps the library from closing the descriptor
 // between the check and the shutdown, so the shutdown cannot reach a
-// later socket of the same number. (The library calls back into the
-// gateway under that lock only to count bytes written and to report a
-// close, and neither callback ends a socket.)
+// later socket of the same number. (Under that lock the library calls
+// the gateway back only to count bytes written, which ends no socket; it
+// reports a close on another goroutine.)
 func (s *nbioSocket) end() {
 	if !s.ended.CompareAndSwap(false, true) {
 		return
@@ -340,6 +341,21 @@ func (s *nbioSocket) end() {
 		return
 	}
 	_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+}
+
+// pollerConn is a socket as the WebSocket layer holds it. That layer
+// closes the connection itself after a close frame from the client (the
+// gateway's close handler has answered it by then) or a protocol error,
+// on a handler's goroutine: its Close ends the socket instead (end), and
+// the poller closes the descriptor.
+type pollerConn struct {
+	*nbio.Conn
+	s *nbioSocket
+}
+
+func (c pollerConn) Close() error {
+	c.s.end()
+	return nil
 }
 
 // socketOf returns the events socket of a poller connection, or nil.
